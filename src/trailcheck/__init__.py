@@ -1,0 +1,1 @@
+"""trailcheck: make tool-using AI agents trustworthy."""

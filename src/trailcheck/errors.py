@@ -1,0 +1,64 @@
+"""The exceptions trailcheck raises on purpose.
+
+::
+
+    TrailcheckError               base: anything trailcheck reports to a person
+    ├── UsageError                the command line or an API was used wrongly        (exit 2)
+    └── InputError                input that cannot be read or is not valid         (exit 2)
+        └── RecordError           one record of an input is bad; names where it is
+
+Exit codes of the CLI: 0 success; 1 the data was processed but something failed (a record was
+rejected, later a gate); 2 usage error or unreadable input. Bugs are not in this tree: they propagate
+with their traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = ["InputError", "RecordError", "TrailcheckError", "UsageError"]
+
+
+class TrailcheckError(Exception):
+    """Base class of the errors trailcheck reports as one clear line."""
+
+    exit_code: int = 2
+
+
+class UsageError(TrailcheckError):
+    """The caller asked for something that cannot be done as asked."""
+
+
+class InputError(TrailcheckError):
+    """An input (file, record, payload) could not be read or is not valid."""
+
+
+class RecordError(InputError):
+    """One record of an input is bad. The message names the source, line, span and field."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        span_id: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.message = message
+        self.source = source
+        self.line = line
+        self.span_id = span_id
+        self.field = field
+        super().__init__(self.location_prefix() + message)
+
+    def location_prefix(self) -> str:
+        """``file.jsonl:12: span 'ab12': field 'x': `` with the parts that are known."""
+        parts: list[str] = []
+        if self.source is not None:
+            parts.append(self.source if self.line is None else f"{self.source}:{self.line}")
+        elif self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.span_id is not None:
+            parts.append(f"span {self.span_id!r}")
+        if self.field is not None:
+            parts.append(f"field {self.field!r}")
+        return "".join(f"{part}: " for part in parts)

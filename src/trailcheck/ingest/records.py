@@ -1,0 +1,72 @@
+"""What every importer yields: a Trace, or a Rejection that says exactly what was wrong and where.
+
+Span-based formats (OTLP JSON, OTLP protobuf, one span per line, the in-process OpenTelemetry
+collector) first decode their input into :class:`RawSpan` values, which ``assemble_traces`` groups
+into traces and maps through the semantic conventions. Nothing is repaired on the way: a record that
+cannot be represented faithfully is rejected, with the file, line (or span id) and field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from trailcheck.errors import RecordError
+from trailcheck.trace import SpanEvent, StatusCode, Trace
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A record that was not imported, and why."""
+
+    source: str
+    message: str
+    line: int | None = None
+    span_id: str | None = None
+    field: str | None = None
+    trace_id: str | None = None
+
+    @classmethod
+    def from_error(cls, error: RecordError, *, trace_id: str | None = None) -> Rejection:
+        return cls(
+            source=error.source or "<input>",
+            message=error.message,
+            line=error.line,
+            span_id=error.span_id,
+            field=error.field,
+            trace_id=trace_id,
+        )
+
+    def as_error(self) -> RecordError:
+        return RecordError(
+            self.message, source=self.source, line=self.line, span_id=self.span_id, field=self.field
+        )
+
+    def __str__(self) -> str:
+        return str(self.as_error())
+
+
+ImportItem = Trace | Rejection
+
+
+@dataclass(slots=True)
+class RawSpan:
+    """A span as a span-based source recorded it, before convention mapping.
+
+    ``attributes`` hold plain Python values (OTLP AnyValues already decoded: arrays are lists,
+    kvlists are dicts, bytes are base64 text). ``line`` is where the span was read, for errors.
+    """
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start_ns: int
+    end_ns: int | None
+    status_code: StatusCode = "unset"
+    status_message: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    events: list[SpanEvent] = field(default_factory=list)
+    resource: dict[str, Any] = field(default_factory=dict)
+    scope_name: str | None = None
+    line: int | None = None

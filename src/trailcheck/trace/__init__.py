@@ -1,0 +1,33 @@
+"""The trace model: what an agent did, whatever produced the record."""
+
+from trailcheck.trace.messages import Message, MessageToolCall, Role
+from trailcheck.trace.span import (
+    ModelInvocation,
+    Span,
+    SpanEvent,
+    SpanKind,
+    Status,
+    StatusCode,
+    ToolInvocation,
+    Usage,
+)
+from trailcheck.trace.trace import ToolCall, Trace, parse_json_text
+from trailcheck.trace.tree import SpanTree
+
+__all__ = [
+    "Message",
+    "MessageToolCall",
+    "ModelInvocation",
+    "Role",
+    "Span",
+    "SpanEvent",
+    "SpanKind",
+    "SpanTree",
+    "Status",
+    "StatusCode",
+    "ToolCall",
+    "ToolInvocation",
+    "Trace",
+    "Usage",
+    "parse_json_text",
+]

@@ -1,0 +1,140 @@
+"""A trace: one run of an agent, with what it was asked, what it did and what it changed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Self
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from trailcheck.trace.messages import Message
+from trailcheck.trace.span import Span, Usage
+from trailcheck.trace.tree import SpanTree
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call as graders see it: derived from a tool span.
+
+    ``result`` is the recorded result parsed as JSON when it is a JSON string, else the text (or
+    the value as recorded). ``error`` is the tool's error, or the span's error status message.
+    """
+
+    call_id: str | None
+    name: str
+    arguments: dict[str, Any]
+    result: Any
+    error: str | None
+    span_id: str
+    start_ns: int
+    end_ns: int | None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.error is None
+
+
+def parse_json_text(value: Any) -> Any:
+    """A string holding JSON becomes the parsed value; anything else is returned as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return value
+
+
+def _tool_call(span: Span) -> ToolCall:
+    tool = span.tool
+    assert tool is not None  # only called for tool spans, which the Span validator guarantees
+    error = tool.error
+    if error is None and span.status.code == "error":
+        error = span.status.message or "tool span has status error"
+    return ToolCall(
+        call_id=tool.call_id,
+        name=tool.name,
+        arguments=tool.arguments,
+        result=parse_json_text(tool.result),
+        error=error,
+        span_id=span.span_id,
+        start_ns=span.start_ns,
+        end_ns=span.end_ns,
+    )
+
+
+def _tool_order(span: Span) -> tuple[int, int, int, str]:
+    sequence = span.tool.sequence if span.tool is not None else None
+    return (span.start_ns, sequence is None, sequence or 0, span.span_id)
+
+
+class Trace(BaseModel):
+    """One agent run. Invariants (checked on construction): span ids are unique, every span
+    belongs to this trace, and every parent id names a span of this trace."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    trace_id: str = Field(min_length=1)
+    input: str | list[Message] | None = None
+    final_output: Any = None
+    spans: list[Span] = Field(default_factory=list)
+    state_before: dict[str, Any] | None = None
+    state_after: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    usage: Usage | None = None
+
+    @model_validator(mode="after")
+    def _check_integrity(self) -> Self:
+        span_ids = {span.span_id for span in self.spans}
+        if len(span_ids) != len(self.spans):
+            counts = Counter(span.span_id for span in self.spans)
+            duplicates = sorted(span_id for span_id, n in counts.items() if n > 1)
+            raise ValueError(f"duplicate span ids: {', '.join(duplicates)}")
+        for span in self.spans:
+            if span.trace_id != self.trace_id:
+                raise ValueError(
+                    f"span {span.span_id!r} belongs to trace {span.trace_id!r}, not {self.trace_id!r}"
+                )
+            if span.parent_id is not None and span.parent_id not in span_ids:
+                raise ValueError(
+                    f"span {span.span_id!r} is an orphan: its parent {span.parent_id!r} is absent"
+                )
+        return self
+
+    @cached_property
+    def tree(self) -> SpanTree:
+        """Span-tree queries (children, ancestors, find, root)."""
+        return SpanTree(self.spans)
+
+    @cached_property
+    def tool_calls(self) -> list[ToolCall]:
+        """Tool calls in start order; ties broken by the source's sequence, then span id."""
+        tool_spans = sorted((s for s in self.spans if s.tool is not None), key=_tool_order)
+        return [_tool_call(span) for span in tool_spans]
+
+    @property
+    def input_text(self) -> str:
+        """The user's input as text: the string input, or the user messages joined."""
+        if self.input is None:
+            return ""
+        if isinstance(self.input, str):
+            return self.input
+        return "\n".join(m.text for m in self.input if m.role == "user")
+
+    @property
+    def final_text(self) -> str:
+        """The final output as text (JSON for structured output, empty when absent)."""
+        if self.final_output is None:
+            return ""
+        if isinstance(self.final_output, str):
+            return self.final_output
+        return orjson.dumps(self.final_output).decode()
+
+    @property
+    def duration_ns(self) -> int | None:
+        """From the earliest span start to the latest end; ``None`` if a span has not ended."""
+        if not self.spans or any(span.end_ns is None for span in self.spans):
+            return None
+        return max(s.end_ns or 0 for s in self.spans) - min(s.start_ns for s in self.spans)
