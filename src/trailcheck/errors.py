@@ -7,9 +7,9 @@
     └── InputError                input that cannot be read or is not valid         (exit 2)
         └── RecordError           one record of an input is bad; names where it is
 
-Exit codes of the CLI: 0 success; 1 the data was processed but something failed (a record was
-rejected, later a gate); 2 usage error or unreadable input. Bugs are not in this tree: they propagate
-with their traceback.
+Exit codes of the CLI: 0 success; 1 the data was processed but something failed (a record
+was rejected, later a gate); 2 usage error or unreadable input. Bugs are not in this tree: they
+propagate with their traceback.
 """
 
 from __future__ import annotations

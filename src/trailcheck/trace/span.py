@@ -45,8 +45,8 @@ class Usage(BaseModel):
 class ToolInvocation(BaseModel):
     """What a tool span records: the call as requested and its outcome, as the source gave it.
 
-    ``result`` is kept exactly as recorded (often a JSON string); :class:`~trailcheck.trace.ToolCall`
-    parses it. ``sequence`` is an explicit order from the source, used to break ties of start time.
+    ``result`` is kept exactly as recorded (often a JSON string); ``ToolCall`` parses it.
+    ``sequence`` is an explicit order from the source, used to break ties of start time.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -95,7 +95,8 @@ class Trace(BaseModel):
         for span in self.spans:
             if span.trace_id != self.trace_id:
                 raise ValueError(
-                    f"span {span.span_id!r} belongs to trace {span.trace_id!r}, not {self.trace_id!r}"
+                    f"span {span.span_id!r} belongs to trace {span.trace_id!r},"
+                    f" not {self.trace_id!r}"
                 )
             if span.parent_id is not None and span.parent_id not in span_ids:
                 raise ValueError(
