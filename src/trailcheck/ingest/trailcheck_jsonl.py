@@ -1,0 +1,97 @@
+"""The trailcheck JSONL format: one :class:`~trailcheck.trace.Trace` per line, as its JSON.
+
+Writing leaves out fields that hold their default, so lines stay small; reading restores them, so
+the round trip is lossless. The JSON Schema of a line is generated from the model
+(``trailcheck schema trace``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import IO, Any, BinaryIO
+
+import orjson
+from pydantic import ValidationError
+
+from trailcheck.ingest.records import Rejection
+from trailcheck.trace import Trace
+
+SCHEMA_ID = "https://trailcheck.dev/schemas/trace.schema.json"
+
+
+def trace_json_schema() -> dict[str, Any]:
+    """The JSON Schema of one line of the trailcheck JSONL format."""
+    schema = Trace.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID, **schema}
+
+
+def dump_trace(trace: Trace) -> bytes:
+    """One line of trailcheck JSONL (without the newline)."""
+    return trace.model_dump_json(exclude_defaults=True).encode()
+
+
+def write_traces(traces: Iterable[Trace], stream: IO[bytes]) -> int:
+    """Write traces as JSONL; returns how many were written."""
+    count = 0
+    for trace in traces:
+        stream.write(dump_trace(trace))
+        stream.write(b"\n")
+        count += 1
+    return count
+
+
+def _describe(error: ValidationError) -> tuple[str, str]:
+    """The first problem's field path and a message that counts the others."""
+    problems = error.errors(include_url=False)
+    first = problems[0]
+    field = ".".join(str(part) for part in first["loc"]) or "<record>"
+    message = first["msg"]
+    if len(problems) > 1:
+        message += f" (and {len(problems) - 1} more problem(s) in this record)"
+    return field, message
+
+
+def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | Rejection:
+    """One JSONL line as a Trace, or a Rejection naming the line and the field."""
+    try:
+        return Trace.model_validate_json(line)
+    except ValidationError as error:
+        field, message = _describe(error)
+        trace_id = _readable_trace_id(line)
+        return Rejection(source, message, line=line_number, field=field, trace_id=trace_id)
+
+
+def _readable_trace_id(line: bytes) -> str | None:
+    # Only for the error message: a bad record's id, when it can be read at all.
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    trace_id = record.get("trace_id") if isinstance(record, dict) else None
+    return trace_id if isinstance(trace_id, str) else None
+
+
+def read_trailcheck_jsonl(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
+    """Traces from trailcheck JSONL; blank lines are skipped, bad lines become Rejections."""
+    for line_number, line in enumerate(stream, start=1):
+        if line.strip():
+            yield parse_trace_line(line, source=source, line_number=line_number)
+
+
+def looks_like_trailcheck_jsonl(head: bytes) -> bool:
+    """The first record is an object with a ``trace_id`` and none of a span's own fields."""
+    first = _first_line(head)
+    if first is None:
+        return False
+    try:
+        record = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and "trace_id" in record and "span_id" not in record
+
+
+def _first_line(head: bytes) -> bytes | None:
+    for line in head.splitlines():
+        if line.strip():
+            return line
+    return None

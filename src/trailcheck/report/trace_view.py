@@ -1,0 +1,123 @@
+"""A terminal view of one trace: the span tree with timings, each tool call's arguments and
+result, errors highlighted. Everything from the trace is shown as plain text, never as markup:
+a trace is untrusted content."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from rich.console import Group, RenderableType
+from rich.text import Text
+from rich.tree import Tree
+
+from trailcheck.trace import Span, Trace, parse_json_text
+
+# Long values are cut to this many characters unless the caller asks for everything.
+PREVIEW_CHARS = 240
+
+
+def _json_text(value: Any) -> str:
+    value = parse_json_text(value)
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str).decode()
+
+
+def _cut(text: str, full: bool) -> str:
+    if full or len(text) <= PREVIEW_CHARS:
+        return text
+    return f"{text[:PREVIEW_CHARS]}… ({len(text) - PREVIEW_CHARS} more chars; --full shows all)"
+
+
+def _duration(span: Span) -> str:
+    if span.duration_ns is None:
+        return "not ended"
+    return f"{span.duration_ns / 1e6:.3f} ms"
+
+
+def _span_label(span: Span) -> Text:
+    label = Text()
+    if span.failed:
+        label.append("✗ ", style="bold red")
+    label.append(span.name, style="bold red" if span.failed else "bold")
+    label.append(f"  {span.kind}  {_duration(span)}", style="dim")
+    if span.status.code == "error" and span.status.message:
+        label.append(f"  error: {span.status.message}", style="red")
+    return label
+
+
+def _field(name: str, value: str, style: str = "") -> Text:
+    line = Text(f"{name} ", style="cyan")
+    line.append(value, style=style)
+    return line
+
+
+def _add_details(node: Tree, span: Span, full: bool) -> None:
+    if span.tool is not None:
+        tool = span.tool
+        node.add(_field("tool", tool.name + (f"  (call {tool.call_id})" if tool.call_id else "")))
+        node.add(_field("arguments", _cut(_json_text(tool.arguments), full)))
+        if tool.result is not None:
+            node.add(_field("result", _cut(_json_text(tool.result), full)))
+        if tool.error is not None:
+            node.add(_field("error", _cut(tool.error, full), style="bold red"))
+    if span.llm is not None:
+        llm = span.llm
+        if llm.model:
+            node.add(_field("model", llm.model))
+        if llm.usage is not None:
+            node.add(
+                _field("tokens", f"in {llm.usage.input_tokens} · out {llm.usage.output_tokens}")
+            )
+        for message in llm.output_messages or []:
+            if message.text:
+                node.add(_field(message.role, _cut(message.text, full)))
+            for call in message.tool_calls:
+                node.add(
+                    _field("requests", f"{call.name} {_cut(_json_text(call.arguments), full)}")
+                )
+
+
+def _span_tree(trace: Trace, full: bool) -> Tree:
+    tree = Tree(Text("spans", style="bold"), guide_style="dim")
+    nodes: dict[str, Tree] = {}
+    for span in trace.tree:
+        parent = nodes[span.parent_id] if span.parent_id is not None else tree
+        node = parent.add(_span_label(span))
+        _add_details(node, span, full)
+        nodes[span.span_id] = node
+    return tree
+
+
+def _header(trace: Trace) -> Text:
+    calls = trace.tool_calls
+    errors = sum(1 for call in calls if not call.succeeded)
+    header = Text(f"trace {trace.trace_id}", style="bold")
+    summary = f"  ·  {len(trace.spans)} spans  ·  {len(calls)} tool calls"
+    header.append(summary, style="dim")
+    if errors:
+        header.append(f"  ·  {errors} failed", style="bold red")
+    if trace.duration_ns is not None:
+        header.append(f"  ·  {trace.duration_ns / 1e6:.3f} ms", style="dim")
+    return header
+
+
+def render_trace(trace: Trace, *, full: bool = False) -> RenderableType:
+    """A rich renderable of one trace for a person to read."""
+    parts: list[RenderableType] = [_header(trace)]
+    parts.append(_field("input", _cut(trace.input_text, full)))
+    if trace.tool_calls:
+        sequence = " → ".join(
+            call.name if call.succeeded else f"{call.name} ✗" for call in trace.tool_calls
+        )
+        parts.append(_field("tools", sequence))
+    parts.append(_field("final output", _cut(trace.final_text, full) or "(none)"))
+    if trace.spans:
+        parts.append(_span_tree(trace, full))
+    for name, state in (("state before", trace.state_before), ("state after", trace.state_after)):
+        if state is not None:
+            parts.append(_field(name, _cut(_json_text(state), full)))
+    if trace.metadata:
+        parts.append(_field("metadata", _cut(_json_text(trace.metadata), full), style="dim"))
+    return Group(*parts)

@@ -1,0 +1,163 @@
+"""Fakes and builders for tests, ours and our users': build traces by hand in a few lines.
+
+>>> trace = (
+...     TraceBuilder("t1", input="Refund order A-1")
+...     .tool("lookup_order", {"order_id": "A-1"}, result={"status": "delivered"})
+...     .tool("issue_refund", {"order_id": "A-1"}, error="identity not verified")
+...     .output("I could not refund it.")
+...     .build()
+... )
+>>> [call.name for call in trace.tool_calls]
+['lookup_order', 'issue_refund']
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+import orjson
+
+from trailcheck.trace import (
+    Message,
+    ModelInvocation,
+    Span,
+    Status,
+    ToolInvocation,
+    Trace,
+    Usage,
+)
+
+__all__ = ["TraceBuilder"]
+
+# Builder spans are 1 µs long and 1 µs apart: ordered, deterministic, obviously synthetic.
+_STEP_NS = 1_000
+_ORIGIN_NS = 1_700_000_000_000_000_000
+
+
+class TraceBuilder:
+    """Builds a Trace with one root agent span and children in the order they are added.
+
+    Ids and timestamps are deterministic, so two builds of the same steps are equal.
+    """
+
+    def __init__(self, trace_id: str = "trace-1", *, input: str | list[Message] | None = None):
+        self._trace_id = trace_id
+        self._input = input
+        self._children: list[Span] = []
+        self._final_output: Any = None
+        self._state_before: dict[str, Any] | None = None
+        self._state_after: dict[str, Any] | None = None
+        self._metadata: dict[str, Any] = {}
+        self._usage: Usage | None = None
+
+    def _next_times(self) -> tuple[int, int]:
+        start = _ORIGIN_NS + (2 * len(self._children) + 1) * _STEP_NS
+        return start, start + _STEP_NS
+
+    def tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        result: Any = None,
+        error: str | None = None,
+        call_id: str | None = None,
+        json_result: bool = True,
+    ) -> Self:
+        """Add a tool call. A non-string ``result`` is recorded as JSON text (as OTel does)
+        unless ``json_result`` is False."""
+        start, end = self._next_times()
+        index = len(self._children)
+        recorded = result
+        if json_result and result is not None and not isinstance(result, str):
+            recorded = orjson.dumps(result).decode()
+        self._children.append(
+            Span(
+                trace_id=self._trace_id,
+                span_id=f"span-{index + 1:03d}",
+                parent_id="span-000",
+                name=f"execute_tool {name}",
+                kind="tool",
+                start_ns=start,
+                end_ns=end,
+                status=Status(code="error", message=error) if error else Status(),
+                tool=ToolInvocation(
+                    name=name,
+                    call_id=call_id or f"call-{index + 1}",
+                    arguments=arguments or {},
+                    result=recorded,
+                    error=error,
+                    sequence=index,
+                ),
+            )
+        )
+        return self
+
+    def llm(
+        self,
+        output: str | None = None,
+        *,
+        model: str = "scripted",
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+    ) -> Self:
+        """Add a model call that answered ``output``."""
+        start, end = self._next_times()
+        index = len(self._children)
+        messages = None if output is None else [Message(role="assistant", content=output)]
+        usage = None
+        if input_tokens is not None or output_tokens is not None:
+            usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+        self._children.append(
+            Span(
+                trace_id=self._trace_id,
+                span_id=f"span-{index + 1:03d}",
+                parent_id="span-000",
+                name=f"chat {model}",
+                kind="llm",
+                start_ns=start,
+                end_ns=end,
+                llm=ModelInvocation(model=model, output_messages=messages, usage=usage),
+            )
+        )
+        return self
+
+    def output(self, final_output: Any) -> Self:
+        self._final_output = final_output
+        return self
+
+    def state(
+        self, *, before: dict[str, Any] | None = None, after: dict[str, Any] | None = None
+    ) -> Self:
+        self._state_before = before
+        self._state_after = after
+        return self
+
+    def metadata(self, **values: Any) -> Self:
+        self._metadata.update(values)
+        return self
+
+    def usage(self, usage: Usage) -> Self:
+        self._usage = usage
+        return self
+
+    def build(self) -> Trace:
+        end = _ORIGIN_NS + (2 * len(self._children) + 1) * _STEP_NS
+        root = Span(
+            trace_id=self._trace_id,
+            span_id="span-000",
+            name="invoke_agent",
+            kind="agent",
+            start_ns=_ORIGIN_NS,
+            end_ns=end,
+        )
+        return Trace(
+            trace_id=self._trace_id,
+            input=self._input,
+            final_output=self._final_output,
+            spans=[root, *self._children],
+            state_before=self._state_before,
+            state_after=self._state_after,
+            metadata=dict(self._metadata),
+            usage=self._usage,
+        )
