@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from trailcheck.errors import RecordError
 from trailcheck.trace import SpanEvent, StatusCode, Trace
 
@@ -70,3 +72,15 @@ class RawSpan:
     resource: dict[str, Any] = field(default_factory=dict)
     scope_name: str | None = None
     line: int | None = None
+
+
+def validation_record_error(error: ValidationError) -> RecordError:
+    """A model's ValidationError as a RecordError: its first problem, with that field."""
+    problems = error.errors(include_url=False)
+    first = problems[0]
+    cause = first.get("ctx", {}).get("error")
+    message = str(cause) if isinstance(cause, ValueError) else first["msg"]
+    if len(problems) > 1:
+        message += f" (and {len(problems) - 1} more problem(s))"
+    location = ".".join(str(part) for part in first["loc"])
+    return RecordError(message, field=location or None)

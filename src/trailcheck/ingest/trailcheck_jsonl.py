@@ -13,10 +13,11 @@ from typing import IO, Any, BinaryIO
 import orjson
 from pydantic import ValidationError
 
-from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.records import Rejection, validation_record_error
 from trailcheck.trace import Trace
 
-SCHEMA_ID = "https://trailcheck.dev/schemas/trace.schema.json"
+# A URN, not a URL: the schema ships in the package and is never fetched.
+SCHEMA_ID = "urn:trailcheck:schema:trace:1"
 
 
 def trace_json_schema() -> dict[str, Any]:
@@ -40,25 +41,19 @@ def write_traces(traces: Iterable[Trace], stream: IO[bytes]) -> int:
     return count
 
 
-def _describe(error: ValidationError) -> tuple[str, str]:
-    """The first problem's field path and a message that counts the others."""
-    problems = error.errors(include_url=False)
-    first = problems[0]
-    field = ".".join(str(part) for part in first["loc"]) or "<record>"
-    message = first["msg"]
-    if len(problems) > 1:
-        message += f" (and {len(problems) - 1} more problem(s) in this record)"
-    return field, message
-
-
 def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | Rejection:
     """One JSONL line as a Trace, or a Rejection naming the line and the field."""
     try:
         return Trace.model_validate_json(line)
     except ValidationError as error:
-        field, message = _describe(error)
-        trace_id = _readable_trace_id(line)
-        return Rejection(source, message, line=line_number, field=field, trace_id=trace_id)
+        problem = validation_record_error(error)
+        return Rejection(
+            source,
+            problem.message,
+            line=line_number,
+            field=problem.field or "<record>",
+            trace_id=_readable_trace_id(line),
+        )
 
 
 def _readable_trace_id(line: bytes) -> str | None:

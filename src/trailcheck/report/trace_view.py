@@ -4,9 +4,9 @@ a trace is untrusted content."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-import orjson
 from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.tree import Tree
@@ -21,7 +21,8 @@ def _json_text(value: Any) -> str:
     value = parse_json_text(value)
     if isinstance(value, str):
         return value
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str).decode()
+    # Keys in recorded order, spaced for reading; non-ASCII text shown as itself.
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _cut(text: str, full: bool) -> str:
@@ -30,10 +31,17 @@ def _cut(text: str, full: bool) -> str:
     return f"{text[:PREVIEW_CHARS]}… ({len(text) - PREVIEW_CHARS} more chars; --full shows all)"
 
 
+def format_duration(nanoseconds: int) -> str:
+    """``4.30 s``, ``600.0 ms``, ``0.013 ms``: three significant figures or so, readable."""
+    if nanoseconds >= 1_000_000_000:
+        return f"{nanoseconds / 1e9:.2f} s"
+    if nanoseconds >= 1_000_000:
+        return f"{nanoseconds / 1e6:.1f} ms"
+    return f"{nanoseconds / 1e6:.3f} ms"
+
+
 def _duration(span: Span) -> str:
-    if span.duration_ns is None:
-        return "not ended"
-    return f"{span.duration_ns / 1e6:.3f} ms"
+    return "not ended" if span.duration_ns is None else format_duration(span.duration_ns)
 
 
 def _span_label(span: Span) -> Text:
@@ -99,7 +107,7 @@ def _header(trace: Trace) -> Text:
     if errors:
         header.append(f"  ·  {errors} failed", style="bold red")
     if trace.duration_ns is not None:
-        header.append(f"  ·  {trace.duration_ns / 1e6:.3f} ms", style="dim")
+        header.append(f"  ·  {format_duration(trace.duration_ns)}", style="dim")
     return header
 
 

@@ -8,6 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 
+# Part types whose "text" (OpenAI) or "content" (GenAI) is the message's text.
+TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+
 
 class MessageToolCall(BaseModel):
     """A tool call requested by an assistant message."""
@@ -32,10 +35,18 @@ class Message(BaseModel):
 
     @property
     def text(self) -> str:
-        """The message's text: the content, or its text parts joined by newlines."""
+        """The message's text: the content, or its text parts joined by newlines.
+
+        Only parts typed as text count (``text`` in GenAI and OpenAI chat, ``input_text`` and
+        ``output_text`` in OpenAI responses); a blob's base64 ``content`` is not text.
+        """
         if self.content is None:
             return ""
         if isinstance(self.content, str):
             return self.content
-        texts = (part.get("text", part.get("content")) for part in self.content)
+        texts = (
+            part.get("text", part.get("content"))
+            for part in self.content
+            if part.get("type", "text") in TEXT_PART_TYPES
+        )
         return "\n".join(text for text in texts if isinstance(text, str))

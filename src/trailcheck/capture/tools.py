@@ -1,0 +1,197 @@
+"""Wrapping tool functions so each call becomes a tool span of the run being recorded.
+
+A wrapped tool is recorded by the recording current in the calling context: the one of the
+innermost ``Recorder`` entered in this task (or in the task that started this thread with a copied
+context, as ``asyncio.to_thread`` does), whichever recorder wrapped it. Outside any recording the
+wrapped tool just runs. So tools can be wrapped once, when an environment is built, and every run
+records its own calls.
+
+The arguments are bound to the tool's signature and recorded by parameter name, as a model's
+tool call names them: only the arguments passed (defaults are not filled in), ``**kwargs`` merged
+in by name, ``*args`` as a list under its parameter name. Values are converted for JSON as
+:mod:`trailcheck.capture.jsonable` describes, before the call (so a tool that mutates its
+arguments does not change what was recorded); the fields holding a ``repr()`` are listed in the
+span attribute ``trailcheck.capture.repr_fields``. The result is converted the same way; an
+exception is recorded (status error, an ``exception`` event, the tool's error text) and re-raised
+as it was. Each call's id is ``call_{span id}``: a Python call has no model-assigned id.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar, cast
+
+from trailcheck.capture.jsonable import to_json_dict, to_json_value
+from trailcheck.capture.recording import CURRENT_SCOPE, OpenSpan, Scope
+from trailcheck.errors import UsageError
+from trailcheck.trace import ToolInvocation, semconv
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Arguments that match no signature are recorded under this key, so none is lost.
+UNBOUND_POSITIONAL_KEY = "*args"
+
+
+def record_tool(fn: Callable[P, R], *, name: str | None = None) -> Callable[P, R]:
+    """``fn`` wrapped so that each call is recorded as a tool span (see the module docstring).
+
+    Works for functions, bound methods and callables, sync or async; the wrapper keeps the
+    signature, name, docstring and ``__wrapped__``. Exceptions the tool raises reach the caller
+    unchanged; the span records them. ``name`` overrides the tool's name (its ``__name__``).
+    """
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        raise UsageError(f"{fn!r} is a generator function; streaming tools cannot be recorded")
+    tool_name = name or getattr(fn, "__name__", None)
+    if not tool_name:
+        raise UsageError(f"{fn!r} has no __name__; pass the tool's name")
+    describe_call = _call_describer(fn, tool_name)
+    if _is_async(fn):
+        return cast(
+            Callable[P, R], _async_wrapper(cast(Callable[P, Awaitable[Any]], fn), describe_call)
+        )
+    return _sync_wrapper(fn, describe_call)
+
+
+_CallDescriber = Callable[[tuple[Any, ...], dict[str, Any]], tuple[ToolInvocation, list[str]]]
+
+
+def _sync_wrapper(fn: Callable[P, R], describe_call: _CallDescriber) -> Callable[P, R]:
+    @functools.wraps(fn)
+    def call_recorded(*args: P.args, **kwargs: P.kwargs) -> R:
+        started = _start_tool_span(describe_call, args, kwargs)
+        if started is None:
+            return fn(*args, **kwargs)
+        scope, span = started
+        token = CURRENT_SCOPE.set(Scope(scope.recording, span.span_id))
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as error:  # recorded, then re-raised unchanged
+            scope.recording.end_span(span, error=error)
+            raise
+        finally:
+            CURRENT_SCOPE.reset(token)
+        _record_result(span, result)
+        scope.recording.end_span(span)
+        return result
+
+    return call_recorded
+
+
+def _async_wrapper(
+    fn: Callable[P, Awaitable[R]], describe_call: _CallDescriber
+) -> Callable[P, Awaitable[R]]:
+    @functools.wraps(fn)
+    async def call_recorded(*args: P.args, **kwargs: P.kwargs) -> R:
+        started = _start_tool_span(describe_call, args, kwargs)
+        if started is None:
+            return await fn(*args, **kwargs)
+        scope, span = started
+        token = CURRENT_SCOPE.set(Scope(scope.recording, span.span_id))
+        try:
+            result = await fn(*args, **kwargs)
+        except BaseException as error:  # cancellation included: a timed-out call is recorded
+            scope.recording.end_span(span, error=error)
+            raise
+        finally:
+            CURRENT_SCOPE.reset(token)
+        _record_result(span, result)
+        scope.recording.end_span(span)
+        return result
+
+    return call_recorded
+
+
+def _start_tool_span(
+    describe_call: _CallDescriber, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Scope, OpenSpan] | None:
+    scope = CURRENT_SCOPE.get()
+    if scope is None:
+        return None
+    invocation, repr_fields = describe_call(args, kwargs)
+    span = scope.recording.start_span(
+        name=f"{semconv.EXECUTE_TOOL_SPAN_NAME_PREFIX}{invocation.name}",
+        kind="tool",
+        parent_id=scope.span_id,
+        attributes={
+            semconv.GEN_AI_OPERATION_NAME: semconv.OPERATION_EXECUTE_TOOL,
+            semconv.GEN_AI_TOOL_NAME: invocation.name,
+        },
+        tool=invocation,
+    )
+    if span is None:
+        return None
+    for field_name in repr_fields:
+        span.mark_repr_field(f"arguments.{field_name}")
+    invocation = span.tool or invocation
+    span.tool = invocation.model_copy(update={"call_id": f"call_{span.span_id}"})
+    return scope, span
+
+
+def _record_result(span: OpenSpan, result: Any) -> None:
+    json_result = to_json_value(result)
+    if json_result.used_repr:
+        span.mark_repr_field("result")
+    assert span.tool is not None  # tool spans are started with their invocation
+    span.tool = span.tool.model_copy(update={"result": json_result.value})
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    # A callable object with an ``async def __call__`` is async too (looked up on the type, as
+    # Python looks up the method a call runs).
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+
+
+def _call_describer(fn: Callable[..., Any], tool_name: str) -> _CallDescriber:
+    try:
+        signature: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):  # some builtins have no signature
+        signature = None
+    # A function decorated in a class body is called with the instance (or class) first; that is
+    # the receiver, not an argument the model chose.
+    skip_receiver = (
+        signature is not None
+        and inspect.isfunction(fn)
+        and next(iter(signature.parameters), None) in {"self", "cls"}
+    )
+
+    def describe_call(
+        args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[ToolInvocation, list[str]]:
+        raw = _bind_arguments(signature, skip_receiver, args, kwargs)
+        arguments, repr_fields = to_json_dict(raw)
+        return ToolInvocation(name=tool_name, arguments=arguments), repr_fields
+
+    return describe_call
+
+
+def _bind_arguments(
+    signature: inspect.Signature | None,
+    skip_receiver: bool,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> dict[str, Any]:
+    if signature is None:
+        return _unbound(args, kwargs)
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:  # the call itself will raise the tool's own TypeError; record what came
+        return _unbound(args, kwargs)
+    arguments: dict[str, Any] = {}
+    for index, (param_name, value) in enumerate(bound.arguments.items()):
+        if index == 0 and skip_receiver:
+            continue
+        kind = signature.parameters[param_name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            arguments.update(value)
+        elif kind is inspect.Parameter.VAR_POSITIONAL:
+            arguments[param_name] = list(value)
+        else:
+            arguments[param_name] = value
+    return arguments
+
+
+def _unbound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {UNBOUND_POSITIONAL_KEY: list(args), **kwargs} if args else dict(kwargs)

@@ -1,0 +1,202 @@
+"""The ``trailcheck`` command. Each command parses options, calls the library, renders, and maps
+the outcome to an exit code: 0 success, 1 data processed but something failed, 2 usage or input
+error. Errors trailcheck reports on purpose print as one line, without a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Annotated
+
+import orjson
+import typer
+from rich.console import Console
+
+from trailcheck import __version__
+from trailcheck.errors import InputError, TrailcheckError, UsageError
+from trailcheck.ingest.formats import FORMAT_NAMES
+from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.ingest.trailcheck_jsonl import dump_trace, trace_json_schema
+from trailcheck.report import render_trace
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+# Rejections listed one per line before the rest are only counted.
+MAX_LISTED_REJECTIONS = 20
+
+app = typer.Typer(
+    name="trailcheck",
+    help="Traces in, graded golden cases out: make tool-using agents trustworthy.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+traces_app = typer.Typer(help="Read traces.", no_args_is_help=True)
+schema_app = typer.Typer(help="Print the published JSON Schemas.", no_args_is_help=True)
+app.add_typer(traces_app, name="traces")
+app.add_typer(schema_app, name="schema")
+
+stdout = Console(soft_wrap=False)
+# soft_wrap: a message is one line, whatever the terminal width, so it can be grepped.
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+FormatOption = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        "-f",
+        help=f"Input format ({', '.join(FORMAT_NAMES)}); detected from the content when omitted.",
+    ),
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"trailcheck {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """trailcheck: traces in, graded golden cases out."""
+
+
+@contextmanager
+def _atomic_output(out: Path) -> Iterator[IO[bytes]]:
+    """A temporary file beside ``out`` that replaces it only when the block succeeds."""
+    directory = out.parent if str(out.parent) else Path(".")
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            yield stream
+        os.replace(temp_name, out)
+    finally:
+        if os.path.exists(temp_name):
+            os.unlink(temp_name)
+
+
+class _DiscardOutputError(Exception):
+    """Raised inside the output block to discard it under --strict."""
+
+
+def _print_summary(summary: ImportSummary, out: str, *, written: bool) -> None:
+    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
+        stderr.print(f"rejected: {rejection}", style="red", markup=False)
+    hidden = summary.rejected - MAX_LISTED_REJECTIONS
+    if hidden > 0:
+        stderr.print(f"... and {hidden} more rejected records", style="red")
+    formats = ", ".join(sorted(set(summary.formats.values())))
+    target = f"written to {out}" if written else f"nothing written to {out} (--strict)"
+    stderr.print(
+        f"read {summary.read} records from {len(summary.formats)} file(s) ({formats}):"
+        f" {summary.imported} imported, {summary.rejected} rejected; {target}",
+        markup=False,
+    )
+
+
+@app.command("import")
+def import_command(
+    sources: Annotated[list[Path], typer.Argument(help="Trace files to import.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output trailcheck JSONL file ('-' for stdout).")
+    ],
+    format_name: FormatOption = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Write nothing when any record is rejected.")
+    ] = False,
+) -> None:
+    """Import traces from other formats into trailcheck JSONL.
+
+    Bad records are rejected (each named with its file, line and field) and the rest are
+    imported; exit 1 when any record was rejected.
+    """
+
+    summary = ImportSummary()
+    traces = iter_import(sources, format_name=format_name, summary=summary)
+    if str(out) == "-":
+        written = True
+        if strict:
+            # Under --strict nothing may reach stdout before every record has been read.
+            lines: Iterable[bytes] = [dump_trace(trace) for trace in traces]
+            written = summary.ok
+        else:
+            lines = map(dump_trace, traces)
+        for line in lines if written else ():
+            sys.stdout.buffer.write(line + b"\n")
+        sys.stdout.buffer.flush()
+        _print_summary(summary, "stdout", written=written)
+    else:
+        try:
+            with _atomic_output(out) as stream:
+                for trace in traces:
+                    stream.write(dump_trace(trace) + b"\n")
+                if strict and not summary.ok:
+                    raise _DiscardOutputError
+            written = True
+        except _DiscardOutputError:
+            written = False
+        _print_summary(summary, str(out), written=written)
+    if not summary.ok:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@traces_app.command("show")
+def traces_show(
+    source: Annotated[Path, typer.Argument(help="A trace file, in any format trailcheck reads.")],
+    trace_id: Annotated[
+        str | None, typer.Option("--id", help="The trace to show (default: the first).")
+    ] = None,
+    format_name: FormatOption = None,
+    full: Annotated[bool, typer.Option("--full", help="Show long values in full.")] = False,
+) -> None:
+    """Show one trace: its span tree with timings, tool calls, errors and final output."""
+    summary = ImportSummary()
+    for trace in iter_import([source], format_name=format_name, summary=summary):
+        if trace_id is None or trace.trace_id == trace_id:
+            stdout.print(render_trace(trace, full=full))
+            return
+    if summary.rejections and trace_id is None:
+        raise InputError(f"{source}: no readable trace; first problem: {summary.rejections[0]}")
+    wanted = f"trace {trace_id!r}" if trace_id else "a trace"
+    raise UsageError(f"{source}: has no {wanted} ({summary.imported} readable traces)")
+
+
+@schema_app.command("trace")
+def schema_trace() -> None:
+    """The JSON Schema of one line of trailcheck JSONL."""
+    sys.stdout.write(orjson.dumps(trace_json_schema(), option=orjson.OPT_INDENT_2).decode())
+    sys.stdout.write("\n")
+
+
+def run_cli(argv: list[str] | None = None) -> int:
+    """Run the CLI on ``argv`` and return its exit code (the console script exits with it)."""
+    try:
+        # Outside standalone mode typer returns the code of a typer.Exit instead of exiting.
+        outcome = app(args=argv, prog_name="trailcheck", standalone_mode=False)
+    except typer.Exit as done:
+        return done.exit_code
+    except typer.Abort:
+        stderr.print("aborted", style="red")
+        return EXIT_USAGE
+    except typer.TyperException as problem:
+        # Usage errors: a bad option, a missing argument.
+        stderr.print(f"error: {problem.format_message()} (see 'trailcheck --help')", markup=False)
+        return problem.exit_code
+    except TrailcheckError as error:
+        stderr.print(f"error: {error}", style="bold red", markup=False)
+        return error.exit_code
+    return outcome if isinstance(outcome, int) else 0
+
+
+def main() -> None:
+    """Console entry point."""
+    sys.exit(run_cli())

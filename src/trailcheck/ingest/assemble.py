@@ -1,0 +1,259 @@
+"""Spans into traces: group by trace id, map each span through the conventions, check the tree,
+and derive the trace-level fields from the spans. A trace with any bad part is rejected whole.
+
+Trace-level fields, each from the first source that records it:
+
+- ``input``: the root span's input messages, else its ``input.value`` (text); else a vendor run
+  summary; else the user messages of the first llm span (in start order) that has any.
+- ``final_output``: the last assistant text of the root span's output messages, else its
+  ``output.value`` (as recorded); else a vendor run summary; else the last assistant text of the
+  last llm span that records output messages.
+- ``state_before`` / ``state_after``: vendor attributes of the root span (no standard
+  convention records environment state).
+- ``metadata``: ``agent_name`` (``gen_ai.agent.name``, ``agent.name``, or an agent span's name
+  ``invoke_agent {name}``), ``conversation_id`` (``gen_ai.conversation.id``), ``session_id``
+  (``session.id``), each the first found in tree order from the root; ``otel.resource``, the
+  resource attributes of the root span (else of the first span with any); then the vendor
+  fields (``scenario_id``, ``agent_version``, ...).
+- ``usage``: tokens summed over llm spans that record them, leaving out spans under an llm span
+  that records them too, so a model call instrumented twice is counted once.
+
+Only a root span of kind agent or other speaks for the trace: a root tool or llm span's input is
+that call's input, not the user's. Roots are parentless spans in start order; the first is the
+root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from trailcheck.errors import RecordError
+from trailcheck.ingest.conventions import map_span, recorded_messages
+from trailcheck.ingest.records import RawSpan, Rejection, validation_record_error
+from trailcheck.ingest.vendors import VendorTraceFields, vendor_trace_fields
+from trailcheck.trace import Message, Span, SpanTree, Trace, Usage, semconv
+
+_TRACE_SPEAKING_KINDS: Final = ("agent", "other")
+_CORRELATION_ATTRIBUTES: Final = (
+    ("conversation_id", semconv.GEN_AI_CONVERSATION_ID),
+    ("session_id", semconv.SESSION_ID),
+)
+RESOURCE_METADATA_KEY: Final = "otel.resource"
+
+
+def assemble_traces(spans: Iterable[RawSpan], source: str) -> Iterator[Trace | Rejection]:
+    """Traces in order of their first span; a trace with a bad span, an orphan span or a
+    duplicate span id is one Rejection, and the other traces still come out.
+
+    Spans of a trace may come in any order, interleaved with other traces' spans, so every span
+    is read before the first trace is yielded.
+    """
+    by_trace: dict[str, list[RawSpan]] = {}
+    for span in spans:
+        by_trace.setdefault(span.trace_id, []).append(span)
+    for trace_id, members in by_trace.items():
+        try:
+            yield assemble_trace(members, source)
+        except RecordError as error:
+            yield Rejection(
+                source=error.source or source,
+                message=f"trace {trace_id!r} not imported: {error.message}",
+                line=error.line,
+                span_id=error.span_id,
+                field=error.field,
+                trace_id=trace_id,
+            )
+
+
+def assemble_trace(spans: list[RawSpan], source: str) -> Trace:
+    """One trace from all of its spans; RecordError naming the span and field when it is bad."""
+    if not spans:
+        raise RecordError("no spans to assemble into a trace", source=source)
+    trace_id = spans[0].trace_id
+    mapped = [map_span(raw, source) for raw in spans]
+    try:
+        skeleton = Trace(trace_id=trace_id, spans=mapped)
+    except ValidationError as error:
+        line, span_id, field = _locate_integrity_problem(spans)
+        raise RecordError(
+            validation_record_error(error).message,
+            source=source,
+            line=line,
+            span_id=span_id,
+            field=field,
+        ) from None
+    tree = skeleton.tree
+    root = tree.root
+    assert root is not None  # spans is not empty
+    raw_root = next(raw for raw in spans if raw.span_id == root.span_id)
+    try:
+        return _derived_trace(trace_id, mapped, tree, root, _resource(raw_root, spans))
+    except RecordError as error:
+        # Derivation reads only the root's own attributes, so a problem there is the root's.
+        raise RecordError(
+            error.message,
+            source=source,
+            line=raw_root.line,
+            span_id=root.span_id,
+            field=error.field,
+        ) from None
+
+
+def _locate_integrity_problem(spans: list[RawSpan]) -> tuple[int | None, str | None, str | None]:
+    """Where the problem the Trace model found lies: the line, span id and field, looked for in
+    the order the model checks (duplicates first, then each span in turn)."""
+    seen: set[str] = set()
+    for raw in spans:
+        if raw.span_id in seen:
+            return raw.line, raw.span_id, "span_id"
+        seen.add(raw.span_id)
+    for raw in spans:
+        if raw.trace_id != spans[0].trace_id:
+            return raw.line, raw.span_id, "trace_id"
+        if raw.parent_id is not None and raw.parent_id not in seen:
+            return raw.line, raw.span_id, "parent_span_id"
+    return None, None, None
+
+
+def _resource(raw_root: RawSpan, spans: list[RawSpan]) -> dict[str, Any]:
+    if raw_root.resource:
+        return raw_root.resource
+    return next((raw.resource for raw in spans if raw.resource), {})
+
+
+def _derived_trace(
+    trace_id: str, spans: list[Span], tree: SpanTree, root: Span, resource: dict[str, Any]
+) -> Trace:
+    vendor = vendor_trace_fields(root.attributes)
+    llm_spans = sorted(tree.find(kind="llm"), key=lambda span: (span.start_ns, span.span_id))
+    try:
+        return Trace(
+            trace_id=trace_id,
+            spans=spans,
+            input=_trace_input(root, vendor, llm_spans),
+            final_output=_trace_final_output(root, vendor, llm_spans),
+            state_before=vendor.state_before,
+            state_after=vendor.state_after,
+            metadata=_metadata(tree, resource, vendor),
+            usage=_summed_usage(tree, llm_spans),
+        )
+    except ValidationError as error:
+        raise validation_record_error(error) from None
+
+
+def _trace_input(
+    root: Span, vendor: VendorTraceFields, llm_spans: list[Span]
+) -> str | list[Message] | None:
+    if root.kind in _TRACE_SPEAKING_KINDS:
+        root_input, _ = recorded_messages(root.attributes)
+        if root_input:
+            return root_input
+        text = _input_value(root)
+        if text is not None:
+            return text
+    if vendor.input is not None:
+        return vendor.input
+    return _first_llm_user_messages(llm_spans)
+
+
+def _trace_final_output(root: Span, vendor: VendorTraceFields, llm_spans: list[Span]) -> Any:
+    if root.kind in _TRACE_SPEAKING_KINDS:
+        _, root_output = recorded_messages(root.attributes)
+        text = _last_assistant_text(root_output)
+        if text is not None:
+            return text
+        if root.attributes.get(semconv.OUTPUT_VALUE) is not None:
+            return root.attributes[semconv.OUTPUT_VALUE]
+    if vendor.final_output is not None:
+        return vendor.final_output
+    return _last_llm_output_text(llm_spans)
+
+
+def _input_value(span: Span) -> str | None:
+    value = span.attributes.get(semconv.INPUT_VALUE)
+    if value is not None and not isinstance(value, str):
+        raise RecordError(
+            "a trace's input from input.value must be text",
+            field=f"attributes.{semconv.INPUT_VALUE}",
+        )
+    return value
+
+
+def _first_llm_user_messages(llm_spans: list[Span]) -> list[Message] | None:
+    for span in llm_spans:
+        messages = span.llm.input_messages if span.llm is not None else None
+        users = [message for message in messages or [] if message.role == "user"]
+        if users:
+            return users
+    return None
+
+
+def _last_assistant_text(messages: list[Message] | None) -> str | None:
+    for message in reversed(messages or []):
+        if message.role == "assistant" and message.text:
+            return message.text
+    return None
+
+
+def _last_llm_output_text(llm_spans: list[Span]) -> str | None:
+    with_output = [s for s in llm_spans if s.llm is not None and s.llm.output_messages is not None]
+    if not with_output:
+        return None
+    last = with_output[-1].llm
+    assert last is not None  # filtered above
+    return _last_assistant_text(last.output_messages)
+
+
+def _metadata(
+    tree: SpanTree, resource: dict[str, Any], vendor: VendorTraceFields
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {}
+    agent_name = next((name for span in tree if (name := _agent_name(span)) is not None), None)
+    if agent_name is not None:
+        metadata["agent_name"] = agent_name
+    for metadata_key, attribute in _CORRELATION_ATTRIBUTES:
+        found = next((s.attributes[attribute] for s in tree if attribute in s.attributes), None)
+        if found is not None:
+            metadata[metadata_key] = found
+    if resource:
+        metadata[RESOURCE_METADATA_KEY] = resource
+    for key, value in vendor.metadata.items():
+        metadata.setdefault(key, value)
+    return metadata
+
+
+def _agent_name(span: Span) -> Any:
+    """The agent a span names: its attribute, or the GenAI span name "invoke_agent {name}"."""
+    for key in (semconv.GEN_AI_AGENT_NAME, semconv.AGENT_NAME):
+        if span.attributes.get(key) is not None:
+            return span.attributes[key]
+    prefix = semconv.INVOKE_AGENT_SPAN_NAME_PREFIX
+    named = span.name.removeprefix(prefix).strip()
+    return named if span.kind == "agent" and span.name.startswith(prefix) and named else None
+
+
+def _records_tokens(span: Span) -> bool:
+    usage = span.llm.usage if span.llm is not None else None
+    return usage is not None and (usage.input_tokens is not None or usage.output_tokens is not None)
+
+
+def _summed_usage(tree: SpanTree, llm_spans: list[Span]) -> Usage | None:
+    counted = [
+        span.llm.usage
+        for span in llm_spans
+        if span.llm is not None
+        and span.llm.usage is not None
+        and _records_tokens(span)
+        and not any(_records_tokens(a) for a in tree.ancestors(span.span_id))
+    ]
+    if not counted:
+        return None
+    input_counts = [u.input_tokens for u in counted if u.input_tokens is not None]
+    output_counts = [u.output_tokens for u in counted if u.output_tokens is not None]
+    return Usage(
+        input_tokens=sum(input_counts) if input_counts else None,
+        output_tokens=sum(output_counts) if output_counts else None,
+    )

@@ -1,0 +1,89 @@
+"""The trace formats trailcheck reads, and detection of a file's format by its content."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from trailcheck.errors import InputError, UsageError
+from trailcheck.ingest.openai_messages import looks_like_openai_messages, read_openai_messages
+from trailcheck.ingest.otlp_json import looks_like_otlp_json, read_otlp_json
+from trailcheck.ingest.otlp_proto import looks_like_otlp_proto, read_otlp_proto
+from trailcheck.ingest.records import ImportItem
+from trailcheck.ingest.span_jsonl import looks_like_span_jsonl, read_span_jsonl
+from trailcheck.ingest.trailcheck_jsonl import looks_like_trailcheck_jsonl, read_trailcheck_jsonl
+
+# Enough to hold the first record of any format we detect, however long its first line is.
+DETECTION_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class TraceFormat:
+    """A readable format: its CLI name, how to recognise it and how to read it."""
+
+    name: str
+    description: str
+    looks_like: Callable[[bytes], bool]
+    read: Callable[[BinaryIO, str], Iterator[ImportItem]]
+
+
+# Detection tries these in order; the binary protobuf check comes last because it is the loosest.
+FORMATS: tuple[TraceFormat, ...] = (
+    TraceFormat(
+        "trailcheck",
+        "trailcheck JSONL: one Trace per line",
+        looks_like_trailcheck_jsonl,
+        read_trailcheck_jsonl,
+    ),
+    TraceFormat(
+        "spans",
+        "JSONL with one span per line (trace_id, span_id, parent_span_id, attributes, ...)",
+        looks_like_span_jsonl,
+        read_span_jsonl,
+    ),
+    TraceFormat(
+        "otlp-json",
+        "OTLP/JSON ExportTraceServiceRequest, or the collector's file exporter (one per line)",
+        looks_like_otlp_json,
+        read_otlp_json,
+    ),
+    TraceFormat(
+        "openai",
+        "OpenAI chat message lists with tool_calls, one conversation per record",
+        looks_like_openai_messages,
+        read_openai_messages,
+    ),
+    TraceFormat(
+        "otlp-proto",
+        "OTLP protobuf ExportTraceServiceRequest bytes",
+        looks_like_otlp_proto,
+        read_otlp_proto,
+    ),
+)
+
+FORMAT_NAMES: tuple[str, ...] = tuple(fmt.name for fmt in FORMATS)
+
+
+def get_format(name: str) -> TraceFormat:
+    """The format called ``name``; a UsageError listing the known names otherwise."""
+    for fmt in FORMATS:
+        if fmt.name == name:
+            return fmt
+    raise UsageError(f"unknown format {name!r}; known formats: {', '.join(FORMAT_NAMES)}")
+
+
+def detect_format(path: Path) -> TraceFormat:
+    """The format of a file, judged by its first bytes; an InputError when none fits."""
+    with path.open("rb") as stream:
+        head = stream.read(DETECTION_BYTES)
+    if not head.strip():
+        raise InputError(f"{path}: the file is empty")
+    for fmt in FORMATS:
+        if fmt.looks_like(head):
+            return fmt
+    raise InputError(
+        f"{path}: cannot tell the format from its content; name it with --format"
+        f" ({', '.join(FORMAT_NAMES)})"
+    )

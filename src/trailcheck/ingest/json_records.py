@@ -1,0 +1,152 @@
+"""Records of a JSON input: one document (a record, or an array of records) or JSON Lines.
+
+The input is one JSON document when it parses whole. Otherwise it is JSON Lines, one record per
+non-blank line, provided its first or second non-blank line is a whole JSON object or array on its
+own (so a file whose first line is broken still has its other lines read); when neither is, it is
+one broken document, reported once, at the line where it breaks.
+
+Every record knows where it is: its index among the input's records, the field path of the record
+in a document (``[17]`` in an array, empty for a line or a lone record) and the line where it
+starts. For a JSON Lines record the line is known as it is read; for an element of an array it is
+found by scanning the document, which only a rejection needs, so the scan runs on first use and
+once per document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+
+from trailcheck.ingest.records import Rejection
+
+_UTF8_BOM: Final = b"\xef\xbb\xbf"
+
+# The tokens that matter for finding where elements start: strings (skipped whole, so brackets
+# and newlines inside them do not count), brackets, commas, newlines and bare scalars.
+_JSON_TOKEN: Final = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},\n]|[^\s\[\]{},"]+')
+
+
+@dataclass(frozen=True, slots=True)
+class JsonRecord:
+    """One record of a JSON input, with where it is. ``start_line()`` may scan the document."""
+
+    value: Any
+    index: int
+    path: str
+    start_line: Callable[[], int | None]
+
+
+def read_json_records(
+    data: bytes, source: str, *, array_is_one_record: Callable[[list[Any]], bool]
+) -> Iterator[JsonRecord | Rejection]:
+    """The records of ``data``, in order, and a Rejection for each part that is not JSON.
+
+    A document that is an array holds one record per element, unless ``array_is_one_record``
+    says the array is itself a record (a bare list of messages, say). Any other document is one
+    record. A line of JSON Lines is always one record.
+    """
+    if data.startswith(_UTF8_BOM):
+        # The byte order mark says how the text is encoded; it is not part of the JSON.
+        data = data[len(_UTF8_BOM) :]
+    if not data.strip():
+        return
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        yield from _json_lines_or_broken_document(data, source, error)
+        return
+    first_line = _first_content_line(data)
+    if isinstance(document, list) and not array_is_one_record(document):
+        element_lines = _ElementLines(data)
+        for index, element in enumerate(document):
+            yield JsonRecord(element, index, f"[{index}]", _line_of(element_lines, index))
+    else:
+        yield JsonRecord(document, 0, "", _fixed_line(first_line))
+
+
+def _json_lines_or_broken_document(
+    data: bytes, source: str, document_error: orjson.JSONDecodeError
+) -> Iterator[JsonRecord | Rejection]:
+    lines = [(number, text) for number, text in enumerate(data.split(b"\n"), 1) if text.strip()]
+    if not any(_is_json_container(text) for _, text in lines[:2]):
+        # Not JSON Lines either: one broken document, reported where it breaks.
+        yield Rejection(
+            source,
+            f"not valid JSON: {document_error.msg} (column {document_error.colno})",
+            line=document_error.lineno,
+        )
+        return
+    for index, (number, text) in enumerate(lines):
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as error:
+            yield Rejection(
+                source,
+                f"not valid JSON: {error.msg} (at character {error.pos + 1} of the line)",
+                line=number,
+            )
+            continue
+        yield JsonRecord(value, index, "", _fixed_line(number))
+
+
+def _is_json_container(text: bytes) -> bool:
+    """A whole object or array: what a line of JSON Lines holds, and a line of a pretty-printed
+    document (``{``, ``"key": 1,``) almost never does."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict | list)
+
+
+def _fixed_line(number: int) -> Callable[[], int | None]:
+    return lambda: number
+
+
+def _line_of(element_lines: _ElementLines, index: int) -> Callable[[], int | None]:
+    return lambda: element_lines.line(index)
+
+
+def _first_content_line(data: bytes) -> int:
+    return 1 + data[: len(data) - len(data.lstrip())].count(b"\n")
+
+
+class _ElementLines:
+    """The line where each element of a top-level JSON array starts, found on first use."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._lines: list[int] | None = None
+
+    def line(self, index: int) -> int | None:
+        if self._lines is None:
+            self._lines = _array_element_lines(self._data)
+        return self._lines[index] if index < len(self._lines) else None
+
+
+def _array_element_lines(data: bytes) -> list[int]:
+    """Start lines of the elements of the array ``data`` holds (valid JSON: orjson read it)."""
+    starts: list[int] = []
+    depth = 0
+    line = 1
+    expecting_element = False
+    for match in _JSON_TOKEN.finditer(data):
+        token = match.group()
+        if token == b"\n":
+            line += 1
+            continue
+        if depth == 1 and expecting_element and token != b"]":
+            starts.append(line)
+            expecting_element = False
+        if token in (b"[", b"{"):
+            depth += 1
+            expecting_element = depth == 1
+        elif token in (b"]", b"}"):
+            depth -= 1
+        elif token == b"," and depth == 1:
+            expecting_element = True
+    return starts

@@ -1,0 +1,183 @@
+"""OTLP protobuf traces: the bytes of an ``ExportTraceServiceRequest`` (what OTLP/HTTP posts with
+``Content-Type: application/x-protobuf``), into Traces.
+
+Ids become lowercase hex and AnyValues plain values exactly as from OTLP/JSON (the value rules
+are shared in :mod:`~trailcheck.ingest.otlp_values`), and field paths in errors use the OTLP/JSON
+names, so the same content gives the same Traces and the same Rejections in either encoding.
+A payload that does not parse is one Rejection. The generated protobuf classes are untyped; they
+are only touched here and in ``otlp_values.ProtoSyntax``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, BinaryIO, Final
+
+# protobuf ships no type stubs, and pyproject only waives them for opentelemetry.proto.*.
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from trailcheck.errors import RecordError
+from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans
+from trailcheck.ingest.otlp_json import looks_like_otlp_json
+from trailcheck.ingest.otlp_values import (
+    PROTO_SYNTAX,
+    SPAN_ID_BYTES,
+    TRACE_ID_BYTES,
+    bytes_id,
+    decode_key_values,
+    span_times,
+    status_code,
+)
+from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.trace import SpanEvent, Trace
+
+__all__ = [
+    "decode_otlp_proto",
+    "decode_otlp_proto_spans",
+    "looks_like_otlp_proto",
+    "read_otlp_proto",
+]
+
+# Protobuf tags (field number << 3 | wire type 2, length-delimited): ExportTraceServiceRequest has
+# only resource_spans = 1; a ResourceSpans holds resource = 1, scope_spans = 2, schema_url = 3.
+_RESOURCE_SPANS_TAG: Final = 0x0A
+_RESOURCE_SPANS_FIELD_TAGS: Final = frozenset({0x0A, 0x12, 0x1A})
+
+
+def looks_like_otlp_proto(head: bytes) -> bool:
+    """True when the first bytes of an input walk like an ``ExportTraceServiceRequest``: not
+    OTLP/JSON, a sequence of resource_spans fields, each starting with ResourceSpans fields. The
+    last field may be cut off where ``head`` ends."""
+    if not head or looks_like_otlp_json(head):
+        return False
+    position = 0
+    while position < len(head):
+        if head[position] != _RESOURCE_SPANS_TAG:
+            return False
+        found = _varint(head, position + 1)
+        if found is None:
+            return position > 0
+        length, start = found
+        if not _fields_fit(head[start : start + length], _RESOURCE_SPANS_FIELD_TAGS):
+            return False
+        position = start + length
+    return True
+
+
+def read_otlp_proto(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
+    """The traces of a file holding one serialized ``ExportTraceServiceRequest``."""
+    return decode_otlp_proto(stream.read(), source)
+
+
+def decode_otlp_proto(data: bytes, source: str) -> Iterator[Trace | Rejection]:
+    """The traces of protobuf bytes, such as the body of an OTLP/HTTP request."""
+    return assemble_complete_traces(decode_otlp_proto_spans(data, source), source)
+
+
+def decode_otlp_proto_spans(data: bytes, source: str) -> Iterator[RawSpan | Rejection]:
+    """Every span of the payload, in order, or a Rejection where one cannot be read (its
+    ``trace_id`` names the trace that lost the span; ``None`` when that cannot be known)."""
+    try:
+        request: Any = ExportTraceServiceRequest.FromString(data)
+    except DecodeError as error:
+        yield Rejection(source, f"not an OTLP protobuf ExportTraceServiceRequest: {error}")
+        return
+    for index, resource_spans in enumerate(request.resource_spans):
+        yield from _decode_resource_spans(resource_spans, f"resourceSpans[{index}]", source)
+
+
+def _decode_resource_spans(entry: Any, path: str, source: str) -> Iterator[RawSpan | Rejection]:
+    try:
+        resource = decode_key_values(
+            PROTO_SYNTAX, list(entry.resource.attributes), f"{path}.resource.attributes"
+        )
+    except RecordError as error:
+        trace_ids = [
+            _peek_trace_id(span) for scope_spans in entry.scope_spans for span in scope_spans.spans
+        ]
+        yield from lost_spans(error, trace_ids, source, None)
+        return
+    for scope_index, scope_spans in enumerate(entry.scope_spans):
+        scope_name = str(scope_spans.scope.name) or None
+        for span_index, span in enumerate(scope_spans.spans):
+            span_path = f"{path}.scopeSpans[{scope_index}].spans[{span_index}]"
+            try:
+                yield _decode_span(span, span_path, resource, scope_name)
+            except RecordError as error:
+                yield Rejection(
+                    source,
+                    error.message,
+                    span_id=_peek_id(span.span_id, SPAN_ID_BYTES),
+                    field=error.field,
+                    trace_id=_peek_trace_id(span),
+                )
+
+
+def _decode_span(span: Any, path: str, resource: dict[str, Any], scope_name: str | None) -> RawSpan:
+    start_ns, end_ns = span_times(
+        int(span.start_time_unix_nano), int(span.end_time_unix_nano), path
+    )
+    parent = bytes(span.parent_span_id)
+    return RawSpan(
+        trace_id=bytes_id(bytes(span.trace_id), TRACE_ID_BYTES, f"{path}.traceId"),
+        span_id=bytes_id(bytes(span.span_id), SPAN_ID_BYTES, f"{path}.spanId"),
+        # Empty bytes are how OTLP writes "no parent".
+        parent_id=bytes_id(parent, SPAN_ID_BYTES, f"{path}.parentSpanId") if parent else None,
+        name=str(span.name),
+        start_ns=start_ns,
+        end_ns=end_ns,
+        status_code=status_code(int(span.status.code), f"{path}.status.code"),
+        status_message=str(span.status.message) or None,
+        attributes=decode_key_values(PROTO_SYNTAX, list(span.attributes), f"{path}.attributes"),
+        events=[_decode_event(event, f"{path}.events[{i}]") for i, event in enumerate(span.events)],
+        resource=dict(resource),
+        scope_name=scope_name,
+    )
+
+
+def _decode_event(event: Any, path: str) -> SpanEvent:
+    return SpanEvent(
+        name=str(event.name),
+        time_ns=int(event.time_unix_nano),
+        attributes=decode_key_values(PROTO_SYNTAX, list(event.attributes), f"{path}.attributes"),
+    )
+
+
+def _peek_trace_id(span: Any) -> str | None:
+    return _peek_id(span.trace_id, TRACE_ID_BYTES)
+
+
+def _peek_id(raw: Any, size: int) -> str | None:
+    """The id of a span that failed to decode, when the id itself is valid."""
+    try:
+        return bytes_id(bytes(raw), size, "")
+    except RecordError:
+        return None
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int] | None:
+    """``(value, position after it)`` of the varint at ``position``; ``None`` if cut off."""
+    value = shift = 0
+    while position < len(data) and shift < 64:
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, position
+        shift += 7
+    return None
+
+
+def _fields_fit(data: bytes, tags: frozenset[int]) -> bool:
+    """Every field of ``data`` is length-delimited with one of ``tags``; the last may be cut off."""
+    position = 0
+    while position < len(data):
+        if data[position] not in tags:
+            return False
+        found = _varint(data, position + 1)
+        if found is None:
+            return True
+        length, start = found
+        position = start + length
+    return True

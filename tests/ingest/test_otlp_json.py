@@ -1,0 +1,432 @@
+"""OTLP/JSON documents and collector JSON Lines into RawSpans and Traces."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from trailcheck.ingest.otlp_json import (
+    decode_otlp_json,
+    decode_otlp_json_spans,
+    looks_like_otlp_json,
+    read_otlp_json,
+)
+from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.trace import SpanEvent, Trace
+
+TRACE_A = "0af7651916cd43dd8448eb211c80319c"
+TRACE_B = "5b8efff798038103d269b633813fc60c"
+
+
+def span(
+    trace_id: str = TRACE_A, span_id: str = "b7ad6b7169203331", **fields: Any
+) -> dict[str, Any]:
+    """An OTLP/JSON span; ``fields`` override or add (``None`` removes a field)."""
+    result: dict[str, Any] = {
+        "traceId": trace_id,
+        "spanId": span_id,
+        "name": "invoke_agent a",
+        "startTimeUnixNano": "1000",
+        "endTimeUnixNano": "2000",
+        "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}],
+    }
+    result.update(fields)
+    return {k: v for k, v in result.items() if v is not None}
+
+
+def document(*spans: dict[str, Any], resource: Any = None) -> bytes:
+    entry: dict[str, Any] = {"scopeSpans": [{"scope": {"name": "agent"}, "spans": list(spans)}]}
+    if resource is not None:
+        entry["resource"] = resource
+    return orjson.dumps({"resourceSpans": [entry]})
+
+
+def split(items: list[Any]) -> tuple[list[Any], list[Rejection]]:
+    kept = [item for item in items if not isinstance(item, Rejection)]
+    return kept, [item for item in items if isinstance(item, Rejection)]
+
+
+def raw_spans(data: bytes) -> tuple[list[RawSpan], list[Rejection]]:
+    return split(list(decode_otlp_json_spans(data, "in.json")))
+
+
+def traces(data: bytes) -> tuple[list[Trace], list[Rejection]]:
+    return split(list(decode_otlp_json(data, "in.json")))
+
+
+def only_rejection(data: bytes) -> Rejection:
+    spans, rejections = raw_spans(data)
+    assert spans == []
+    assert len(rejections) == 1, rejections
+    return rejections[0]
+
+
+# --- the fixtures: what an agent run looks like after import ----------------------------------
+
+
+def test_genai_agent_run(fixtures: Path) -> None:
+    with (fixtures / "otlp" / "genai_agent_run.json").open("rb") as stream:
+        (trace,), rejections = split(list(read_otlp_json(stream, "genai_agent_run.json")))
+    assert rejections == []
+    assert trace.trace_id == TRACE_A
+    calls = [(c.name, c.call_id, c.arguments, c.result, c.error) for c in trace.tool_calls]
+    assert calls == [
+        (
+            "lookup_order",
+            "call_1",
+            {"order_id": "A-1001"},
+            {"order_id": "A-1001", "status": "shipped", "late": True},
+            None,
+        ),
+        (
+            "issue_refund",
+            "call_2",
+            {"order_id": "A-1001", "amount": 250.0},
+            None,
+            "refund limit exceeded",
+        ),
+    ]
+    assert trace.input_text == "Where is my order A-1001? Refund it if it is late."
+    assert trace.final_text.startswith("Order A-1001 has shipped")
+    assert trace.usage is not None
+    assert (trace.usage.input_tokens, trace.usage.output_tokens) == (412 + 530, 58 + 41)
+    assert trace.metadata["agent_name"] == "support_agent"
+    assert trace.metadata["otel.resource"] == {
+        "service.name": "support-shop",
+        "service.version": "1.4.0",
+        "telemetry.sdk.language": "python",
+        "deployment.regions": ["eu-west-1", "us-east-1"],
+        "host.canary": False,
+        "sampling.ratio": 0.25,
+        "build": {"commit": "9f2c1e7", "number": 1234},
+    }
+    refund = trace.tree.get("e1d2e3f405060708")
+    assert (refund.status.code, refund.status.message) == ("error", "refund limit exceeded")
+    assert refund.events == [
+        SpanEvent(
+            name="exception",
+            time_ns=1718000001890000000,
+            attributes={
+                "exception.type": "RefundLimitExceeded",
+                "exception.message": "refund limit exceeded: 250.0 > 100.0",
+                "exception.escaped": True,
+            },
+        )
+    ]
+    root = trace.tree.root
+    assert root is not None
+    assert (root.span_id, root.kind, root.start_ns, root.end_ns) == (
+        "b7ad6b7169203331",
+        "agent",
+        1718000000000000000,
+        1718000004200000000,
+    )
+    assert [s.kind for s in trace.tree.children(root.span_id)] == ["llm", "tool", "tool", "llm"]
+
+
+def test_genai_raw_spans_keep_scope_resource_and_line(fixtures: Path) -> None:
+    spans, rejections = raw_spans((fixtures / "otlp" / "genai_agent_run.json").read_bytes())
+    assert rejections == []
+    assert [(s.span_id, s.scope_name, s.line) for s in spans] == [
+        ("b7ad6b7169203331", "support_shop.agent", 1),
+        ("c1d2e3f405060708", "support_shop.agent", 1),
+        ("f1d2e3f405060708", "support_shop.agent", 1),
+        ("d1d2e3f405060708", "support_shop.tools", 1),
+        ("e1d2e3f405060708", "support_shop.tools", 1),
+    ]
+    assert spans[0].parent_id is None
+    assert spans[1].attributes["gen_ai.usage.input_tokens"] == 412
+    assert all(s.resource["service.name"] == "support-shop" for s in spans)
+
+
+def test_openinference_run(fixtures: Path) -> None:
+    (trace,), rejections = traces((fixtures / "otlp" / "openinference_run.json").read_bytes())
+    assert rejections == []
+    assert [(c.name, c.arguments, c.result) for c in trace.tool_calls] == [
+        ("lookup_order", {"order_id": "A-1001"}, {"status": "shipped"})
+    ]
+    assert trace.input == "Where is my order A-1001?"
+    assert trace.final_output == "Order A-1001 has shipped."
+    llm = trace.tree.get("1112131415161718").llm
+    assert llm is not None
+    assert llm.model == "gpt-4o-mini"
+    assert llm.output_messages is not None
+    assert llm.output_messages[0].tool_calls[0].name == "lookup_order"
+
+
+def test_collector_file_export_jsonl(fixtures: Path) -> None:
+    data = (fixtures / "otlp" / "collector_file_export.jsonl").read_bytes()
+    spans, rejections = raw_spans(data)
+    assert rejections == []
+    # Uppercase hex becomes lowercase; each span carries its own line.
+    assert [(s.trace_id[:4], s.span_id, s.line) for s in spans] == [
+        ("4bf9", "a000000000000001", 1),
+        ("4bf9", "a000000000000002", 1),
+        ("00f0", "b000000000000001", 2),
+        ("00f0", "b000000000000002", 2),
+        ("4bf9", "a000000000000003", 3),
+    ]
+    assert [s.status_code for s in spans] == ["ok", "unset", "unset", "ok", "ok"]
+    found, rejections = traces(data)
+    assert rejections == []
+    by_id = {trace.trace_id: trace for trace in found}
+    # Trace A's spans come from lines 1 and 3: one trace.
+    weather = by_id["4bf92f3577b34da6a3ce929d0e0e4736"]
+    assert len(weather.spans) == 3
+    assert [(c.name, c.arguments, c.result) for c in weather.tool_calls] == [
+        ("get_weather", {"city": "Oslo", "days": 3}, {"forecast": ["rain", "rain", "sun"]})
+    ]
+    search = by_id["00f067aa0ba902b700f067aa0ba902b7"]
+    assert [(c.name, c.arguments, c.result) for c in search.tool_calls] == [
+        ("search", {"q": "weather"}, "sunny")
+    ]
+
+
+def test_looks_like_otlp_json(fixtures: Path) -> None:
+    for name in ("genai_agent_run.json", "openinference_run.json", "collector_file_export.jsonl"):
+        assert looks_like_otlp_json((fixtures / "otlp" / name).read_bytes()[:4096])
+    assert not looks_like_otlp_json(b'{"trace_id": "a", "span_id": "b"}\n')
+    assert not looks_like_otlp_json(b"\n\x05hello")
+    assert not looks_like_otlp_json(b"")
+
+
+# --- a bad span: rejected where it is, its trace withheld, the others imported -----------------
+
+
+def test_malformed_span_rejects_its_trace_only(fixtures: Path) -> None:
+    data = (fixtures / "otlp" / "malformed_span.json").read_bytes()
+    found, rejections = traces(data)
+    assert [trace.trace_id for trace in found] == ["2" * 32]
+    assert [c.name for c in found[0].tool_calls] == ["ping"]
+    bad, withheld = rejections
+    assert (bad.source, bad.line, bad.span_id, bad.trace_id) == (
+        "in.json",
+        1,
+        "c000000000000002",
+        "1" * 32,
+    )
+    assert bad.field == "resourceSpans[0].scopeSpans[0].spans[1].attributes[2].value"
+    assert "intValue" in bad.message
+    assert "'12x'" in bad.message
+    assert withheld.trace_id == "1" * 32
+    assert "not imported" in withheld.message
+    assert "1 readable span(s)" in withheld.message
+
+
+def test_unreadable_line_withholds_every_trace(fixtures: Path) -> None:
+    found, rejections = traces((fixtures / "otlp" / "truncated_line.jsonl").read_bytes())
+    assert found == []
+    assert [(r.line, r.trace_id) for r in rejections] == [
+        (2, None),
+        (1, "2" * 32),
+        (4, "1" * 32),
+    ]
+    assert "not valid JSON" in rejections[0].message
+    assert "line 2 could not be read" in rejections[1].message
+
+
+def test_base64_ids_are_rejected_with_a_hint(fixtures: Path) -> None:
+    rejection = only_rejection((fixtures / "otlp" / "base64_ids.json").read_bytes())
+    assert rejection.field == "resourceSpans[0].scopeSpans[0].spans[0].traceId"
+    assert "looks like base64" in rejection.message
+    assert rejection.trace_id is None
+
+
+def test_unreadable_trace_id_withholds_every_trace() -> None:
+    data = document(span(), span(trace_id="not-hex", span_id="c1d2e3f405060708"))
+    found, rejections = traces(data)
+    assert found == []
+    bad, withheld = rejections
+    assert (bad.trace_id, bad.span_id) == (None, "c1d2e3f405060708")
+    assert bad.field == "resourceSpans[0].scopeSpans[0].spans[1].traceId"
+    assert withheld.trace_id == TRACE_A
+    assert "resourceSpans[0].scopeSpans[0].spans[1].traceId" in withheld.message
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        ({"spanId": "xyz"}, "spanId", "must be 16 hex digits"),
+        ({"spanId": None}, "spanId", "is missing"),
+        ({"parentSpanId": "00000000000000000"}, "parentSpanId", "16 hex digits"),
+        ({"parentSpanId": "0000000000000000"}, "parentSpanId", "all zeros"),
+        ({"startTimeUnixNano": None}, "startTimeUnixNano", "no start time"),
+        ({"startTimeUnixNano": "12.5"}, "startTimeUnixNano", "decimal string"),
+        ({"endTimeUnixNano": -1}, "endTimeUnixNano", "out of range"),
+        ({"name": 3}, "name", "must be a string"),
+        ({"status": {"code": 7}}, "status.code", "must be 0, 1, 2"),
+        ({"status": {"code": 2, "message": 5}}, "status.message", "must be a string"),
+        ({"status": "ok"}, "status", "must be an object"),
+        ({"attributes": {"a": 1}}, "attributes", "must be an array"),
+        (
+            {"attributes": [{"key": "k", "value": {"doubleValue": "Infinity"}}]},
+            "attributes[0].value",
+            "not finite",
+        ),
+        (
+            {"events": [{"timeUnixNano": "x", "name": "e"}]},
+            "events[0].timeUnixNano",
+            "decimal string",
+        ),
+        (
+            {"events": [{"name": "e", "attributes": [{"key": "a"}, {"key": "a"}]}]},
+            "events[0].attributes[1].key",
+            "duplicate key",
+        ),
+    ],
+)
+def test_bad_span_fields(fields: dict[str, Any], field: str, message: str) -> None:
+    rejection = only_rejection(document(span(**fields)))
+    assert rejection.field == f"resourceSpans[0].scopeSpans[0].spans[0].{field}"
+    assert message in rejection.message
+    assert rejection.trace_id == TRACE_A
+    assert rejection.span_id == (None if field == "spanId" else "b7ad6b7169203331")
+    assert rejection.line == 1
+
+
+def test_bad_resource_rejects_the_traces_under_it_only() -> None:
+    bad_resource = {"attributes": [{"key": "service.name", "value": {"intValue": "x"}}]}
+    good = {"scopeSpans": [{"spans": [span(trace_id=TRACE_B)]}]}
+    bad = {
+        "resource": bad_resource,
+        "scopeSpans": [{"spans": [span(), span(span_id="c1d2e3f405060708")]}],
+    }
+    data = orjson.dumps({"resourceSpans": [bad, good]})
+    found, rejections = traces(data)
+    assert [trace.trace_id for trace in found] == [TRACE_B]
+    (rejection,) = rejections  # one per trace that lost spans; TRACE_A lost all of its spans
+    assert rejection.trace_id == TRACE_A
+    assert rejection.field == "resourceSpans[0].resource.attributes[0].value"
+
+
+def test_bad_scope_rejects_its_spans() -> None:
+    entry = {"scopeSpans": [{"scope": {"name": 5}, "spans": [span()]}]}
+    rejection = only_rejection(orjson.dumps({"resourceSpans": [entry]}))
+    assert (rejection.field, rejection.trace_id) == (
+        "resourceSpans[0].scopeSpans[0].scope.name",
+        TRACE_A,
+    )
+
+
+def test_pre_1_0_field_names_are_rejected_not_ignored() -> None:
+    entry = {"instrumentationLibrarySpans": [{"spans": [span()]}]}
+    rejection = only_rejection(orjson.dumps({"resourceSpans": [entry]}))
+    assert (rejection.field, rejection.trace_id) == (
+        "resourceSpans[0].instrumentationLibrarySpans",
+        None,
+    )
+    assert "scopeSpans" in rejection.message
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "message"),
+    [
+        (b"[1, 2]", 1, "an OTLP/JSON export is an object, got list"),
+        (b'{"resourceSpans": {}}', 1, "must be an array"),
+        (b'{\n  "resourceSpans": [\n    {,}\n  ]\n}\n', 3, "not valid JSON"),
+    ],
+)
+def test_unreadable_documents(data: bytes, line: int, message: str) -> None:
+    rejection = only_rejection(data)
+    assert (rejection.line, rejection.trace_id) == (line, None)
+    assert message in rejection.message
+
+
+# --- the encoding's rules ---------------------------------------------------------------------
+
+
+def test_omitted_and_null_fields_take_protobuf_defaults_and_unknown_ones_are_ignored() -> None:
+    data = document(
+        span(
+            name=None,
+            endTimeUnixNano=None,
+            attributes=None,
+            parentSpanId=None,
+            status=None,
+            kind=2,
+            traceState="x=1",
+            flags=1,
+            links=[{"traceId": TRACE_B, "spanId": "0102030405060708"}],
+            droppedAttributesCount=3,
+            futureField={"a": 1},
+        )
+    )
+    (raw,), rejections = raw_spans(data)
+    assert rejections == []
+    assert (raw.name, raw.end_ns, raw.parent_id, raw.status_code, raw.attributes) == (
+        "",
+        None,
+        None,
+        "unset",
+        {},
+    )
+    nulls = orjson.dumps(
+        {
+            "resourceSpans": [
+                {
+                    "resource": None,
+                    "scopeSpans": [
+                        {"scope": None, "spans": [span(status={"code": None, "message": None})]}
+                    ],
+                }
+            ]
+        }
+    )
+    (raw,), rejections = raw_spans(nulls)
+    assert rejections == []
+    assert (raw.resource, raw.scope_name, raw.status_code, raw.status_message) == (
+        {},
+        None,
+        "unset",
+        None,
+    )
+
+
+def test_numbers_as_numbers_or_strings_and_status_as_name() -> None:
+    data = document(
+        span(
+            startTimeUnixNano=1718000000000000000,
+            endTimeUnixNano="18446744073709551615",
+            parentSpanId="",
+            status={"code": "STATUS_CODE_ERROR", "message": "boom"},
+            events=[{"timeUnixNano": 1718000000000000001, "name": "retry"}],
+        )
+    )
+    (raw,), _ = raw_spans(data)
+    assert (raw.start_ns, raw.end_ns, raw.parent_id) == (1718000000000000000, 2**64 - 1, None)
+    assert (raw.status_code, raw.status_message) == ("error", "boom")
+    assert raw.events == [SpanEvent(name="retry", time_ns=1718000000000000001)]
+
+
+def test_document_start_line_and_empty_inputs() -> None:
+    (raw,), _ = raw_spans(b"\n\n  " + document(span()) + b"\n")
+    assert raw.line == 3
+    assert raw_spans(b"") == ([], [])
+    assert raw_spans(b"  \n\n") == ([], [])
+    assert raw_spans(b"{}") == ([], [])  # an empty export request is valid
+
+
+def test_jsonl_skips_blank_lines_and_rejects_each_bad_line() -> None:
+    data = b"\n".join([document(span()), b"", b"not json", document(span(trace_id=TRACE_B)), b""])
+    spans, rejections = raw_spans(data)
+    assert [(s.trace_id, s.line) for s in spans] == [(TRACE_A, 1), (TRACE_B, 4)]
+    assert [(r.line, r.trace_id) for r in rejections] == [(3, None)]
+    assert "not valid JSON" in rejections[0].message
+
+
+def test_rejections_carry_source_and_print_their_location() -> None:
+    rejection = only_rejection(document(span(spanId="xyz")))
+    assert str(rejection).startswith(
+        "in.json:1: field 'resourceSpans[0].scopeSpans[0].spans[0].spanId': must be 16 hex digits"
+    )
+
+
+def test_read_matches_decode() -> None:
+    data = document(span(), span(trace_id=TRACE_B))
+    assert list(read_otlp_json(io.BytesIO(data), "in.json")) == list(
+        decode_otlp_json(data, "in.json")
+    )
