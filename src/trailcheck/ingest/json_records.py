@@ -150,3 +150,15 @@ def _array_element_lines(data: bytes) -> list[int]:
         elif token == b"," and depth == 1:
             expecting_element = True
     return starts
+
+
+def first_line_record(head: bytes) -> Any:
+    """The JSON value on the first non-blank line of ``head`` (for format detection), or
+    ``None`` when there is none or it does not parse (e.g. cut off by the end of ``head``)."""
+    first = next((line for line in head.splitlines() if line.strip()), None)
+    if first is None:
+        return None
+    try:
+        return orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None

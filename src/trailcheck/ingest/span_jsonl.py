@@ -33,6 +33,7 @@ import orjson
 from trailcheck.errors import RecordError
 from trailcheck.ingest.complete_traces import assemble_complete_traces
 from trailcheck.ingest.genai_messages import invalid_json_message, json_kind
+from trailcheck.ingest.json_records import first_line_record
 from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.trace import SpanEvent, StatusCode, Trace
 
@@ -85,13 +86,7 @@ def looks_like_span_jsonl(head: bytes) -> bool:
     """The first non-blank line is a whole JSON object with ``trace_id`` and ``span_id`` and no
     ``spans`` (a Trace per line has spans). A first line cut off by the end of ``head`` does not
     count."""
-    first = next((line for line in head.splitlines() if line.strip()), None)
-    if first is None:
-        return False
-    try:
-        record = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return False
+    record = first_line_record(head)
     return (
         isinstance(record, dict)
         and "trace_id" in record

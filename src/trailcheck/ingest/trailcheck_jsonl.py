@@ -13,6 +13,7 @@ from typing import IO, Any, BinaryIO
 import orjson
 from pydantic import ValidationError
 
+from trailcheck.ingest.json_records import first_line_record
 from trailcheck.ingest.records import Rejection, validation_record_error
 from trailcheck.trace import Trace
 
@@ -75,18 +76,5 @@ def read_trailcheck_jsonl(stream: BinaryIO, source: str) -> Iterator[Trace | Rej
 
 def looks_like_trailcheck_jsonl(head: bytes) -> bool:
     """The first record is an object with a ``trace_id`` and none of a span's own fields."""
-    first = _first_line(head)
-    if first is None:
-        return False
-    try:
-        record = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return False
+    record = first_line_record(head)
     return isinstance(record, dict) and "trace_id" in record and "span_id" not in record
-
-
-def _first_line(head: bytes) -> bytes | None:
-    for line in head.splitlines():
-        if line.strip():
-            return line
-    return None
