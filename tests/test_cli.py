@@ -185,3 +185,11 @@ def test_shipped_schema_file_matches_the_model() -> None:
     assert orjson.loads(shipped.read_bytes()) == trace_json_schema(), (
         "regenerate it: uv run trailcheck schema trace > src/trailcheck/schemas/trace.schema.json"
     )
+
+
+def test_byte_order_mark_and_crlf_line_ends_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "windows.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"trace_id": "a", "input": "hi"}\r\n{"trace_id": "b"}\r\n')
+    out = tmp_path / "out.jsonl"
+    assert run_cli(["import", str(path), "-o", str(out)]) == 0
+    assert [(t.trace_id, t.input) for t in read_jsonl(out)] == [("a", "hi"), ("b", None)]

@@ -17,6 +17,7 @@ from trailcheck.ingest.trailcheck_jsonl import looks_like_trailcheck_jsonl, read
 
 # Enough to hold the first record of any format we detect, however long its first line is.
 DETECTION_BYTES = 1 << 20
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +75,16 @@ def get_format(name: str) -> TraceFormat:
     raise UsageError(f"unknown format {name!r}; known formats: {', '.join(FORMAT_NAMES)}")
 
 
+def skip_byte_order_mark(stream: BinaryIO) -> None:
+    """Move past a UTF-8 byte order mark (some Windows tools write one); JSON readers refuse it."""
+    if stream.read(len(UTF8_BOM)) != UTF8_BOM:
+        stream.seek(0)
+
+
 def detect_format(path: Path) -> TraceFormat:
     """The format of a file, judged by its first bytes; an InputError when none fits."""
     with path.open("rb") as stream:
+        skip_byte_order_mark(stream)
         head = stream.read(DETECTION_BYTES)
     if not head.strip():
         raise InputError(f"{path}: the file is empty")

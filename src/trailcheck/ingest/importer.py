@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trailcheck.errors import InputError
-from trailcheck.ingest.formats import TraceFormat, detect_format, get_format
+from trailcheck.ingest.formats import (
+    TraceFormat,
+    detect_format,
+    get_format,
+    skip_byte_order_mark,
+)
 from trailcheck.ingest.records import ImportItem, Rejection
 from trailcheck.trace import Trace
 
@@ -53,6 +58,7 @@ def iter_import(
     for path, fmt in resolved:
         summary.formats[str(path)] = fmt.name
         with path.open("rb") as stream:
+            skip_byte_order_mark(stream)
             for item in fmt.read(stream, str(path)):
                 accepted = _accept(item, str(path), first_seen, summary)
                 if accepted is not None:
