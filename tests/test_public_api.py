@@ -39,6 +39,7 @@ def test_trace_exports() -> None:
         "Trace",
         "Usage",
         "parse_json_text",
+        "summed_usage",
     ]
 
 

@@ -34,7 +34,8 @@ from trailcheck.errors import RecordError
 from trailcheck.ingest.conventions import map_span, recorded_messages
 from trailcheck.ingest.records import RawSpan, Rejection, validation_record_error
 from trailcheck.ingest.vendors import VendorTraceFields, vendor_trace_fields
-from trailcheck.trace import Message, Span, SpanTree, Trace, Usage, semconv
+from trailcheck.trace import Message, Span, SpanTree, Trace, semconv
+from trailcheck.trace.usage import summed_usage
 
 _TRACE_SPEAKING_KINDS: Final = ("agent", "other")
 _CORRELATION_ATTRIBUTES: Final = (
@@ -138,7 +139,7 @@ def _derived_trace(
             state_before=vendor.state_before,
             state_after=vendor.state_after,
             metadata=_metadata(tree, resource, vendor),
-            usage=_summed_usage(tree, llm_spans),
+            usage=summed_usage(spans),
         )
     except ValidationError as error:
         raise validation_record_error(error) from None
@@ -233,27 +234,3 @@ def _agent_name(span: Span) -> Any:
     prefix = semconv.INVOKE_AGENT_SPAN_NAME_PREFIX
     named = span.name.removeprefix(prefix).strip()
     return named if span.kind == "agent" and span.name.startswith(prefix) and named else None
-
-
-def _records_tokens(span: Span) -> bool:
-    usage = span.llm.usage if span.llm is not None else None
-    return usage is not None and (usage.input_tokens is not None or usage.output_tokens is not None)
-
-
-def _summed_usage(tree: SpanTree, llm_spans: list[Span]) -> Usage | None:
-    counted = [
-        span.llm.usage
-        for span in llm_spans
-        if span.llm is not None
-        and span.llm.usage is not None
-        and _records_tokens(span)
-        and not any(_records_tokens(a) for a in tree.ancestors(span.span_id))
-    ]
-    if not counted:
-        return None
-    input_counts = [u.input_tokens for u in counted if u.input_tokens is not None]
-    output_counts = [u.output_tokens for u in counted if u.output_tokens is not None]
-    return Usage(
-        input_tokens=sum(input_counts) if input_counts else None,
-        output_tokens=sum(output_counts) if output_counts else None,
-    )

@@ -13,6 +13,7 @@ from trailcheck.trace.span import (
 )
 from trailcheck.trace.trace import ToolCall, Trace, parse_json_text
 from trailcheck.trace.tree import SpanTree
+from trailcheck.trace.usage import summed_usage
 
 __all__ = [
     "Message",
@@ -30,4 +31,5 @@ __all__ = [
     "Trace",
     "Usage",
     "parse_json_text",
+    "summed_usage",
 ]
