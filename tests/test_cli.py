@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -193,3 +194,66 @@ def test_byte_order_mark_and_crlf_line_ends_are_read(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     assert run_cli(["import", str(path), "-o", str(out)]) == 0
     assert [(t.trace_id, t.input) for t in read_jsonl(out)] == [("a", "hi"), ("b", None)]
+
+
+def test_detection_sees_a_first_line_longer_than_its_window(tmp_path: Path) -> None:
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(orjson.dumps({"trace_id": "long", "final_output": "y" * (3 << 20)}) + b"\n")
+    out = tmp_path / "out.jsonl"
+    assert run_cli(["import", str(path), "-o", str(out)]) == 0
+    assert [len(t.final_text) for t in read_jsonl(out)] == [3 << 20]
+
+
+def test_openai_jsonl_with_trace_ids_is_not_taken_for_trailcheck_jsonl(tmp_path: Path) -> None:
+    record = {"trace_id": "conv-1", "messages": [{"role": "user", "content": "hi"}]}
+    path = tmp_path / "chats.jsonl"
+    path.write_bytes(orjson.dumps(record) + b"\n")
+    out = tmp_path / "out.jsonl"
+    assert run_cli(["import", str(path), "-o", str(out)]) == 0
+    assert [t.trace_id for t in read_jsonl(out)] == ["conv-1"]
+
+
+@pytest.mark.parametrize(
+    ("make_args", "message"),
+    [
+        (lambda d: ["import", str(SAMPLE), "-o", str(d)], "is a directory; name the output file"),
+        (lambda d: ["import", str(d), "-o", str(d / "o.jsonl")], "is a directory; name the trace"),
+        (
+            lambda d: ["import", str(SAMPLE), "-o", "/proc/no-such-dir/x.jsonl"],
+            "/proc/no-such-dir/x.jsonl: cannot write",
+        ),
+    ],
+)
+def test_unusable_paths_are_one_line_errors(
+    make_args: Callable[[Path], list[str]],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run_cli(make_args(tmp_path)) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_show_of_a_rejected_trace_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli(["traces", "show", str(bad_and_good_lines(tmp_path)), "--id", "bad-1"]) == 2
+    err = capsys.readouterr().err
+    assert "no readable trace to show" in err
+    assert "spans.0.trace_id" in err
+
+
+def test_terminal_escape_sequences_in_a_trace_are_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = {"trace_id": "t", "input": "hi\u001b]0;pwned\u0007", "final_output": "\u001b[31mred"}
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(orjson.dumps(record) + b"\n")
+    assert run_cli(["traces", "show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\u001b" not in out
+    assert "\u0007" not in out
+    assert "hi\\x1b]0;pwned\\x07" in out
+    assert "\\x1b[31mred" in out

@@ -72,9 +72,14 @@ def _root(
 @contextmanager
 def _atomic_output(out: Path) -> Iterator[IO[bytes]]:
     """A temporary file beside ``out`` that replaces it only when the block succeeds."""
+    if out.is_dir():
+        raise UsageError(f"{out}: is a directory; name the output file")
     directory = out.parent if str(out.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, temp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, temp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise UsageError(f"{out}: cannot write: {error.strerror or error}") from None
     try:
         with os.fdopen(fd, "wb") as stream:
             yield stream
@@ -164,8 +169,9 @@ def traces_show(
         if trace_id is None or trace.trace_id == trace_id:
             stdout.print(render_trace(trace, full=full))
             return
-    if summary.rejections and trace_id is None:
-        raise InputError(f"{source}: no readable trace; first problem: {summary.rejections[0]}")
+    rejected = [r for r in summary.rejections if trace_id is None or r.trace_id == trace_id]
+    if rejected:
+        raise InputError(f"{source}: no readable trace to show; first problem: {rejected[0]}")
     wanted = f"trace {trace_id!r}" if trace_id else "a trace"
     raise UsageError(f"{source}: has no {wanted} ({summary.imported} readable traces)")
 

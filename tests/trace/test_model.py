@@ -154,3 +154,32 @@ def test_models_are_immutable() -> None:
     trace = TraceBuilder().build()
     with pytest.raises(ValidationError, match="frozen"):
         trace.trace_id = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("parents", "cycle"),
+    [
+        ({"a": "a"}, "a -> a"),
+        ({"a": "b", "b": "a"}, "a -> b -> a"),
+        ({"r": None, "a": "b", "b": "c", "c": "a", "d": "r"}, "a -> b -> c -> a"),
+    ],
+)
+def test_parent_cycles_are_refused_naming_the_cycle(
+    parents: dict[str, str | None], cycle: str
+) -> None:
+    spans = [
+        Span(trace_id="t", span_id=span_id, parent_id=parent, name="x", start_ns=0)
+        for span_id, parent in parents.items()
+    ]
+    with pytest.raises(ValidationError, match=f"parent cycle {cycle}"):
+        Trace(trace_id="t", spans=spans)
+
+
+def test_a_copy_with_other_spans_derives_its_own_tool_calls_and_tree() -> None:
+    trace = TraceBuilder().tool("a").tool("b").build()
+    assert len(trace.tool_calls) == 2
+    assert len(trace.tree) == 3
+    fewer = trace.model_copy(update={"spans": trace.spans[:2]})
+    assert [call.name for call in fewer.tool_calls] == ["a"]
+    assert len(fewer.tree) == 2
+    assert [call.name for call in trace.model_copy().tool_calls] == ["a", "b"]

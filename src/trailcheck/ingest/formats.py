@@ -15,8 +15,9 @@ from trailcheck.ingest.records import ImportItem
 from trailcheck.ingest.span_jsonl import looks_like_span_jsonl, read_span_jsonl
 from trailcheck.ingest.trailcheck_jsonl import looks_like_trailcheck_jsonl, read_trailcheck_jsonl
 
-# Enough to hold the first record of any format we detect, however long its first line is.
+# Detection reads this much, and more up to FIRST_LINE_LIMIT to see a whole first line.
 DETECTION_BYTES = 1 << 20
+FIRST_LINE_LIMIT = 64 << 20
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
@@ -81,11 +82,23 @@ def skip_byte_order_mark(stream: BinaryIO) -> None:
         stream.seek(0)
 
 
+def _head(stream: BinaryIO) -> bytes:
+    """The first DETECTION_BYTES, extended to the end of the first non-blank line (a JSONL
+    record can be longer than any fixed window), up to FIRST_LINE_LIMIT."""
+    head = stream.read(DETECTION_BYTES)
+    while len(head) < FIRST_LINE_LIMIT and b"\n" not in head.lstrip():
+        more = stream.read(DETECTION_BYTES)
+        if not more:
+            break
+        head += more
+    return head
+
+
 def detect_format(path: Path) -> TraceFormat:
     """The format of a file, judged by its first bytes; an InputError when none fits."""
     with path.open("rb") as stream:
         skip_byte_order_mark(stream)
-        head = stream.read(DETECTION_BYTES)
+        head = _head(stream)
     if not head.strip():
         raise InputError(f"{path}: the file is empty")
     for fmt in FORMATS:

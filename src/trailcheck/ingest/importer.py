@@ -40,9 +40,14 @@ class ImportSummary:
 
 
 def _resolve_format(path: Path, format_name: str | None) -> TraceFormat:
-    if not path.is_file():
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; name the trace files in it")
+    if not path.exists():
         raise InputError(f"{path}: no such file")
-    return get_format(format_name) if format_name else detect_format(path)
+    try:
+        return get_format(format_name) if format_name else detect_format(path)
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read: {error.strerror or error}") from None
 
 
 def iter_import(

@@ -21,6 +21,9 @@ from trailcheck.trace import Trace
 SCHEMA_ID = "urn:trailcheck:schema:trace:1"
 
 
+TRACE_FIELDS = frozenset(Trace.model_fields)
+
+
 def trace_json_schema() -> dict[str, Any]:
     """The JSON Schema of one line of the trailcheck JSONL format."""
     schema = Trace.model_json_schema()
@@ -75,6 +78,6 @@ def read_trailcheck_jsonl(stream: BinaryIO, source: str) -> Iterator[Trace | Rej
 
 
 def looks_like_trailcheck_jsonl(head: bytes) -> bool:
-    """The first record is an object with a ``trace_id`` and none of a span's own fields."""
+    """The first record is an object with a ``trace_id`` and only fields of a Trace."""
     record = first_line_record(head)
-    return isinstance(record, dict) and "trace_id" in record and "span_id" not in record
+    return isinstance(record, dict) and "trace_id" in record and record.keys() <= TRACE_FIELDS

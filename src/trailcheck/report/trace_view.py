@@ -5,6 +5,7 @@ a trace is untrusted content."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -15,6 +16,16 @@ from trailcheck.trace import Span, Trace, parse_json_text
 
 # Long values are cut to this many characters unless the caller asks for everything.
 PREVIEW_CHARS = 240
+
+
+# C0 and C1 control characters but newline and tab: a trace could carry terminal escape
+# sequences (retitle the window, recolour, move the cursor); they are shown escaped instead.
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """Text from a trace made safe for a terminal: control characters shown as ``\\x1b``."""
+    return _CONTROL_CHARACTERS.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def _json_text(value: Any) -> str:
@@ -48,16 +59,16 @@ def _span_label(span: Span) -> Text:
     label = Text()
     if span.failed:
         label.append("✗ ", style="bold red")
-    label.append(span.name, style="bold red" if span.failed else "bold")
+    label.append(shown(span.name), style="bold red" if span.failed else "bold")
     label.append(f"  {span.kind}  {_duration(span)}", style="dim")
     if span.status.code == "error" and span.status.message:
-        label.append(f"  error: {span.status.message}", style="red")
+        label.append(f"  error: {shown(span.status.message)}", style="red")
     return label
 
 
 def _field(name: str, value: str, style: str = "") -> Text:
-    line = Text(f"{name} ", style="cyan")
-    line.append(value, style=style)
+    line = Text(f"{shown(name)} ", style="cyan")
+    line.append(shown(value), style=style)
     return line
 
 
@@ -101,7 +112,7 @@ def _span_tree(trace: Trace, full: bool) -> Tree:
 def _header(trace: Trace) -> Text:
     calls = trace.tool_calls
     errors = sum(1 for call in calls if not call.succeeded)
-    header = Text(f"trace {trace.trace_id}", style="bold")
+    header = Text(f"trace {shown(trace.trace_id)}", style="bold")
     summary = f"  ·  {len(trace.spans)} spans  ·  {len(calls)} tool calls"
     header.append(summary, style="dim")
     if errors:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Self
@@ -70,6 +71,30 @@ def _tool_order(span: Span) -> tuple[int, int, int, str]:
     return (span.start_ns, sequence is None, sequence or 0, span.span_id)
 
 
+# cached_property values live in the instance __dict__, which model_copy copies.
+_DERIVED_VIEWS = ("tree", "tool_calls")
+
+
+def _check_no_parent_cycle(spans: list[Span]) -> None:
+    """Every span reaches a root by following parents. Linear: each span is walked once."""
+    parent_of = {span.span_id: span.parent_id for span in spans}
+    reaches_root: set[str] = set()
+    for span in spans:
+        path: list[str] = []
+        on_path: set[str] = set()
+        current: str | None = span.span_id
+        while current is not None and current not in reaches_root:
+            if current in on_path:
+                cycle = [*path[path.index(current) :], current]
+                raise ValueError(
+                    f"span {current!r} is its own ancestor: parent cycle {' -> '.join(cycle)}"
+                )
+            path.append(current)
+            on_path.add(current)
+            current = parent_of[current]
+        reaches_root.update(path)
+
+
 class Trace(BaseModel):
     """One agent run. Invariants (checked on construction): span ids are unique, every span
     belongs to this trace, and every parent id names a span of this trace."""
@@ -102,7 +127,16 @@ class Trace(BaseModel):
                 raise ValueError(
                     f"span {span.span_id!r} is an orphan: its parent {span.parent_id!r} is absent"
                 )
+        _check_no_parent_cycle(self.spans)
         return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; the derived views (``tree``, ``tool_calls``) are computed afresh for it, since
+        ``update`` may replace the spans they were derived from."""
+        copied = super().model_copy(update=update, deep=deep)
+        for derived in _DERIVED_VIEWS:
+            copied.__dict__.pop(derived, None)
+        return copied
 
     @cached_property
     def tree(self) -> SpanTree:
