@@ -257,3 +257,45 @@ def test_terminal_escape_sequences_in_a_trace_are_shown_escaped(
     assert "\u0007" not in out
     assert "hi\\x1b]0;pwned\\x07" in out
     assert "\\x1b[31mred" in out
+
+
+def span_record(span_id: str, parent: str | None) -> bytes:
+    record = {"trace_id": "t9", "span_id": span_id, "parent_span_id": parent, "name": span_id}
+    return orjson.dumps({**record, "start_ns": 100, "end_ns": 200})
+
+
+def test_a_trace_split_across_files_imports_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "part1.jsonl").write_bytes(span_record("root", None) + b"\n")
+    (tmp_path / "part2.jsonl").write_bytes(span_record("child", "root") + b"\n")
+    out = tmp_path / "out.jsonl"
+    args = ["import", str(tmp_path / "part1.jsonl"), str(tmp_path / "part2.jsonl"), "-o", str(out)]
+    assert run_cli(args) == 0
+    (trace,) = read_jsonl(out)
+    assert sorted(span.span_id for span in trace.spans) == ["child", "root"]
+    assert "1 imported, 0 rejected" in capsys.readouterr().err
+
+
+def test_otlp_json_with_snake_case_keys_imports_nothing_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    span = {"traceId": "1" * 32, "spanId": "2" * 16, "name": "x", "startTimeUnixNano": "1"}
+    path = tmp_path / "snake.json"
+    path.write_bytes(orjson.dumps({"resourceSpans": [{"scope_spans": [{"spans": [span]}]}]}))
+    assert run_cli(["import", str(path), "-o", str(tmp_path / "out.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert "field 'resourceSpans[0].scope_spans': is a protobuf field name" in err
+    assert "lowerCamelCase ('scopeSpans')" in err
+
+
+def test_a_broken_first_line_of_a_collector_file_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = orjson.dumps(orjson.loads(SAMPLE.read_bytes()))  # one export, on one line
+    path = tmp_path / "collector.jsonl"
+    path.write_bytes(line[:50] + b"\n" + line + b"\n")
+    assert run_cli(["import", str(path), "-o", str(tmp_path / "out.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:1: not valid JSON" in err
+    assert f"{path}:1: 3 traces withheld because line 1 could not be read" in err

@@ -217,16 +217,18 @@ def test_malformed_span_rejects_its_trace_only(fixtures: Path) -> None:
     assert "1 readable span(s)" in withheld.message
 
 
-def test_unreadable_line_withholds_every_trace(fixtures: Path) -> None:
+def test_unreadable_line_withholds_every_trace_in_one_rejection(fixtures: Path) -> None:
     found, rejections = traces((fixtures / "otlp" / "truncated_line.jsonl").read_bytes())
     assert found == []
-    assert [(r.line, r.trace_id) for r in rejections] == [
-        (2, None),
-        (1, "2" * 32),
-        (4, "1" * 32),
-    ]
-    assert "not valid JSON" in rejections[0].message
-    assert "line 2 could not be read" in rejections[1].message
+    assert [(r.line, r.trace_id) for r in rejections] == [(2, None), (2, None)]
+    unreadable, withheld = rejections
+    assert "not valid JSON" in unreadable.message
+    assert withheld.message.startswith(
+        "2 traces withheld because line 2 could not be read (rejected above): a span on it may"
+        " belong to any trace, so the 2 readable span(s) of"
+    )
+    assert repr("2" * 32) in withheld.message
+    assert repr("1" * 32) in withheld.message
 
 
 def test_base64_ids_are_rejected_with_a_hint(fixtures: Path) -> None:
@@ -243,8 +245,12 @@ def test_unreadable_trace_id_withholds_every_trace() -> None:
     bad, withheld = rejections
     assert (bad.trace_id, bad.span_id) == (None, "c1d2e3f405060708")
     assert bad.field == "resourceSpans[0].scopeSpans[0].spans[1].traceId"
-    assert withheld.trace_id == TRACE_A
-    assert "resourceSpans[0].scopeSpans[0].spans[1].traceId" in withheld.message
+    assert withheld.trace_id is None
+    assert withheld.message.startswith(
+        "1 trace withheld because line 1 (resourceSpans[0].scopeSpans[0].spans[1].traceId)"
+        " could not be read"
+    )
+    assert f"1 readable span(s) of {TRACE_A!r}" in withheld.message
 
 
 @pytest.mark.parametrize(
@@ -407,7 +413,9 @@ def test_document_start_line_and_empty_inputs() -> None:
     assert raw.line == 3
     assert raw_spans(b"") == ([], [])
     assert raw_spans(b"  \n\n") == ([], [])
-    assert raw_spans(b"{}") == ([], [])  # an empty export request is valid
+    # An export request that says it has no spans; {} says nothing (see the rejections below).
+    assert raw_spans(b'{"resourceSpans": []}') == ([], [])
+    assert raw_spans(b'{"resourceSpans": null}') == ([], [])
 
 
 def test_jsonl_skips_blank_lines_and_rejects_each_bad_line() -> None:
@@ -430,3 +438,201 @@ def test_read_matches_decode() -> None:
     assert list(read_otlp_json(io.BytesIO(data), "in.json")) == list(
         decode_otlp_json(data, "in.json")
     )
+
+
+# --- collector files: which lines are read, and which traces a bad one withholds ----------------
+
+
+def test_a_broken_first_line_is_reported_there_and_the_other_lines_are_read() -> None:
+    second = document(span())
+    third = document(span(trace_id=TRACE_B))
+    data = second[:40] + b"\n" + second + b"\n" + third + b"\n"
+    spans, rejections = raw_spans(data)
+    assert [(s.trace_id, s.line) for s in spans] == [(TRACE_A, 2), (TRACE_B, 3)]
+    (broken,) = rejections
+    assert (broken.line, broken.trace_id) == (1, None)
+    assert broken.message.startswith("not valid JSON")
+    # The line may have held a span of either trace: both are withheld, in one Rejection.
+    found, rejections = traces(data)
+    assert found == []
+    assert [(r.line, r.trace_id) for r in rejections] == [(1, None), (1, None)]
+    assert rejections[1].message.startswith("2 traces withheld because line 1 could not be read")
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (b'{"resourceMetrics": [{"scopeMetrics": []}]}', "found keys 'resourceMetrics'"),
+        (b'{"resourceLogs": []}', "found keys 'resourceLogs'"),
+        (b"{}", "it is an empty object"),
+    ],
+)
+def test_a_document_of_another_signal_is_rejected_and_withholds_no_trace(
+    line: bytes, found: str
+) -> None:
+    data = b"\n".join([document(span()), line, document(span(trace_id=TRACE_B))])
+    imported, rejections = traces(data)
+    assert [trace.trace_id for trace in imported] == [TRACE_A, TRACE_B]
+    (rejection,) = rejections
+    assert (rejection.line, rejection.trace_id, rejection.spans_lost) == (2, None, False)
+    assert rejection.message == f"not an OTLP trace export: no resourceSpans; {found}"
+
+
+def test_a_document_with_unknown_keys_may_hold_spans_and_withholds_every_trace() -> None:
+    data = b"\n".join([document(span()), b'{"spans": []}'])
+    imported, rejections = traces(data)
+    assert imported == []
+    unknown, withheld = rejections
+    assert unknown.message == "not an OTLP trace export: no resourceSpans; found keys 'spans'"
+    assert (unknown.line, unknown.spans_lost) == (2, True)
+    assert withheld.message.startswith("1 trace withheld because line 2 could not be read")
+
+
+# --- snake_case keys: protobuf field names, not OTLP/JSON ones --------------------------------
+
+
+def test_snake_case_resource_spans_is_not_an_otlp_trace_export() -> None:
+    rejection = only_rejection(orjson.dumps({"resource_spans": [{"scope_spans": []}]}))
+    assert rejection.line == 1
+    assert rejection.message == (
+        "not an OTLP trace export: no resourceSpans; found keys 'resource_spans'; OTLP/JSON"
+        " spells field names in lowerCamelCase ('resourceSpans')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "camel"),
+    [
+        ({"scope_spans": [{"spans": [span()]}]}, "resourceSpans[0].scope_spans", "scopeSpans"),
+        (
+            {"scopeSpans": [{"spans": [span()], "schema_url": "x"}]},
+            "resourceSpans[0].scopeSpans[0].schema_url",
+            "schemaUrl",
+        ),
+        (
+            {"scopeSpans": [{"spans": [{**span(), "start_time_unix_nano": "5"}]}]},
+            "resourceSpans[0].scopeSpans[0].spans[0].start_time_unix_nano",
+            "startTimeUnixNano",
+        ),
+        (
+            {
+                "scopeSpans": [
+                    {"spans": [span(attributes=[{"key": "k", "value": {"string_value": "v"}}])]}
+                ]
+            },
+            "resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value.string_value",
+            "stringValue",
+        ),
+    ],
+)
+def test_snake_case_keys_are_rejected_at_any_level(
+    entry: dict[str, Any], field: str, camel: str
+) -> None:
+    found, rejections = traces(orjson.dumps({"resourceSpans": [entry]}))
+    assert found == []
+    assert rejections[0].field == field
+    assert rejections[0].message == (
+        f"is a protobuf field name; OTLP/JSON spells field names in lowerCamelCase ({camel!r})"
+    )
+
+
+# --- what OTLP records beside the attributes is kept ------------------------------------------
+
+
+def test_span_details_are_kept_as_reserved_attributes(fixtures: Path) -> None:
+    (trace,), rejections = traces((fixtures / "otlp" / "span_details.json").read_bytes())
+    assert rejections == []
+    scope_and_resource = {
+        "otel.scope.name": "openai.agents",
+        "otel.scope.version": "0.4.2",
+        "otel.scope.attributes": {"instrumentation.mode": "auto"},
+        "otel.scope.dropped_attributes_count": 2,
+        "otel.scope.schema_url": "https://opentelemetry.io/schemas/1.27.0",
+        "otel.resource.dropped_attributes_count": 1,
+        "otel.resource.schema_url": "https://opentelemetry.io/schemas/1.26.0",
+    }
+    root = trace.tree.get("a1a2a3a4a5a6a7a8")
+    assert root.attributes == {
+        "gen_ai.operation.name": "invoke_agent",
+        "otel.span.kind": "server",
+        "otel.trace_state": "vendor=abc,other=1",
+        "otel.flags": 769,
+        "otel.links": [
+            {
+                "trace_id": TRACE_A,
+                "span_id": "b7ad6b7169203331",
+                "trace_state": "k=v",
+                "attributes": {"link.reason": "follows request"},
+                "flags": 1,
+                "dropped_attributes_count": 3,
+            },
+            {
+                "trace_id": TRACE_B,
+                "span_id": "c1c2c3c4c5c6c7c8",
+                "trace_state": None,
+                "attributes": {},
+            },
+        ],
+        "otel.dropped_attributes_count": 4,
+        "otel.dropped_events_count": 5,
+        "otel.dropped_links_count": 6,
+        **scope_and_resource,
+    }
+    tool = trace.tree.get("c1c2c3c4c5c6c7c8")
+    assert tool.attributes["otel.span.kind"] == "client"
+    assert tool.events == [
+        SpanEvent(
+            name="retry",
+            time_ns=1718000000600000000,
+            attributes={"attempt": "2", "otel.dropped_attributes_count": 7},
+        )
+    ]
+    # SPAN_KIND_UNSPECIFIED, no links, no trace state, counts of 0: nothing is added.
+    assert trace.tree.get("d1d2d3d4d5d6d7d8").attributes == scope_and_resource
+    # The reserved attributes add to what trailcheck understood; they change none of it.
+    assert [(c.name, c.arguments) for c in trace.tool_calls] == [
+        ("lookup_order", {"order_id": "A-1"})
+    ]
+    assert (root.kind, tool.kind) == ("agent", "tool")
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        ({"kind": 9}, "kind", "must be 0 to 5 or SPAN_KIND_INTERNAL"),
+        ({"kind": "CLIENT"}, "kind", "must be 0 to 5"),
+        ({"flags": -1}, "flags", "out of range"),
+        ({"droppedEventsCount": 2**32}, "droppedEventsCount", "out of range"),
+        ({"traceState": 3}, "traceState", "must be a string"),
+        ({"links": [{"traceId": TRACE_B}]}, "links[0].spanId", "is missing"),
+        ({"links": [{"traceId": "ab", "spanId": "0102030405060708"}]}, "links[0].traceId", "hex"),
+    ],
+)
+def test_bad_span_details_reject_the_span(fields: dict[str, Any], field: str, message: str) -> None:
+    rejection = only_rejection(document(span(**fields)))
+    assert rejection.field == f"resourceSpans[0].scopeSpans[0].spans[0].{field}"
+    assert message in rejection.message
+    assert rejection.trace_id == TRACE_A
+
+
+def test_a_source_attribute_under_a_reserved_name_must_agree() -> None:
+    def with_kind_attribute(value: str) -> bytes:
+        attributes = [{"key": "otel.span.kind", "value": {"stringValue": value}}]
+        return document(span(kind="SPAN_KIND_CLIENT", attributes=attributes))
+
+    (trace,), rejections = traces(with_kind_attribute("client"))
+    assert rejections == []
+    assert trace.spans[0].attributes["otel.span.kind"] == "client"
+    found, (rejection,) = traces(with_kind_attribute("server"))
+    assert found == []
+    assert (rejection.span_id, rejection.field) == ("b7ad6b7169203331", "attributes.otel.span.kind")
+    assert rejection.message == (
+        f"trace {TRACE_A!r} not imported: the source records attribute 'otel.span.kind' as"
+        " 'server', but that is the reserved name under which trailcheck keeps the span's"
+        " OpenTelemetry span kind ('client'); rename the source attribute so neither is lost"
+    )
+
+
+def test_raw_spans_carry_their_source() -> None:
+    (raw,), _ = raw_spans(document(span()))
+    assert (raw.source, raw.line) == ("in.json", 1)

@@ -23,11 +23,13 @@ from trailcheck.ingest.otlp_proto import (
     read_otlp_proto,
 )
 from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.trace import Trace
 
 TRACE_A = bytes.fromhex("0af7651916cd43dd8448eb211c80319c")
 TRACE_B = bytes.fromhex("5b8efff798038103d269b633813fc60c")
 ROOT = bytes.fromhex("b7ad6b7169203331")
 CHILD = bytes.fromhex("c1d2e3f405060708")
+ROOT_DETAILS = "a1a2a3a4a5a6a7a8"
 _ID_KEYS = ("traceId", "spanId", "parentSpanId")
 
 
@@ -93,7 +95,9 @@ def without_line(spans: list[RawSpan]) -> list[RawSpan]:
 # --- the same content in both encodings gives the same spans and traces ----------------------
 
 
-@pytest.mark.parametrize("name", ["genai_agent_run.json", "openinference_run.json"])
+@pytest.mark.parametrize(
+    "name", ["genai_agent_run.json", "openinference_run.json", "span_details.json"]
+)
 def test_fixture_equals_its_json(fixtures: Path, name: str) -> None:
     document = (fixtures / "otlp" / name).read_bytes()
     data = from_otlp_json(document).SerializeToString()
@@ -220,11 +224,12 @@ def test_unreadable_trace_id_withholds_every_trace() -> None:
     data = payload(span(trace_id=TRACE_B), span(trace_id=b"\x01\x02\x03", span_id=CHILD))
     traces, rejections = split(list(decode_otlp_proto(data, "p")))
     assert traces == []
-    assert [(r.trace_id, r.span_id) for r in rejections] == [
-        (None, CHILD.hex()),
-        (TRACE_B.hex(), None),
-    ]
+    assert [(r.trace_id, r.span_id) for r in rejections] == [(None, CHILD.hex()), (None, None)]
     assert rejections[0].field == "resourceSpans[0].scopeSpans[0].spans[1].traceId"
+    assert rejections[1].message.startswith(
+        "1 trace withheld because part of the input"
+        " (resourceSpans[0].scopeSpans[0].spans[1].traceId) could not be read"
+    )
 
 
 def test_bad_resource_rejects_each_trace_under_it() -> None:
@@ -266,3 +271,38 @@ def test_a_resource_spans_of_123_bytes_is_still_protobuf() -> None:
 def test_read_matches_decode() -> None:
     data = payload(span(), span(trace_id=TRACE_B))
     assert list(read_otlp_proto(io.BytesIO(data), "p")) == list(decode_otlp_proto(data, "p"))
+
+
+def test_span_details_are_kept_as_from_json(fixtures: Path) -> None:
+    document = (fixtures / "otlp" / "span_details.json").read_bytes()
+    data = from_otlp_json(document).SerializeToString()
+    (root, tool, step), rejections = split(list(decode_otlp_proto_spans(data, "p")))
+    assert rejections == []
+    assert (root.otel_kind, tool.otel_kind, step.otel_kind) == ("server", "client", None)
+    assert (root.trace_state, root.flags, root.source) == ("vendor=abc,other=1", 769, "p")
+    assert (root.dropped_attributes_count, root.dropped_events_count) == (4, 5)
+    assert root.dropped_links_count == 6
+    assert [(link.span_id, link.trace_state, link.flags) for link in root.links] == [
+        ("b7ad6b7169203331", "k=v", 1),
+        ("c1c2c3c4c5c6c7c8", None, 0),
+    ]
+    assert (root.scope_name, root.scope_version, root.scope_attributes) == (
+        "openai.agents",
+        "0.4.2",
+        {"instrumentation.mode": "auto"},
+    )
+    assert (root.scope_dropped_attributes_count, root.resource_dropped_attributes_count) == (2, 1)
+    assert (root.scope_schema_url, root.resource_schema_url) == (
+        "https://opentelemetry.io/schemas/1.27.0",
+        "https://opentelemetry.io/schemas/1.26.0",
+    )
+    (trace,) = decode_otlp_proto(data, "p")
+    assert isinstance(trace, Trace)
+    assert trace.tree.get(ROOT_DETAILS).attributes["otel.span.kind"] == "server"
+
+
+def test_an_unknown_span_kind_rejects_the_span() -> None:
+    # Protobuf enums are open: a kind from a newer OTLP arrives as its number.
+    (rejection,) = split(list(decode_otlp_proto_spans(payload(span(kind=9)), "p")))[1]
+    assert rejection.field == "resourceSpans[0].scopeSpans[0].spans[0].kind"
+    assert "must be 0 to 5" in rejection.message

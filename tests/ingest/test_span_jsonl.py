@@ -167,12 +167,14 @@ def test_an_unreadable_line_withholds_every_trace_since_it_could_be_any_traces_s
     items = read(fixtures / "otel" / "unreadable-lines.jsonl")
     assert [item for item in items if isinstance(item, Trace)] == []
     rejections = [item for item in items if isinstance(item, Rejection)]
-    by_line = {(r.line, r.trace_id): r.message for r in rejections}
-    assert by_line[3, None].startswith("not valid JSON: unexpected end of data")
-    assert by_line[5, None] == "a span line must be a JSON object, not an array"
-    assert by_line[1, "good"].startswith(
-        "trace 'good' not imported: line 3 could not be read, and the spans it held may belong"
-        " to this trace"
+    assert [(r.line, r.trace_id) for r in rejections] == [(3, None), (5, None), (3, None)]
+    unreadable, not_an_object, withheld = rejections
+    assert unreadable.message.startswith("not valid JSON: unexpected end of data")
+    assert not_an_object.message == "a span line must be a JSON object, not an array"
+    assert withheld.message == (
+        "1 trace withheld because line 3 and 1 other part could not be read (rejected above):"
+        " a span on them may belong to any trace, so the 2 readable span(s) of 'good' are"
+        " withheld rather than imported with a span missing"
     )
 
 
@@ -275,8 +277,9 @@ def test_a_line_whose_trace_cannot_be_read_withholds_every_trace() -> None:
     assert [(r.line, r.trace_id) for r in items if isinstance(r, Rejection)] == [
         (2, None),
         (3, None),
-        (1, "t1"),
+        (2, None),  # one Rejection for every trace withheld, naming the first unreadable line
     ]
+    assert "1 trace withheld because line 2 and 1 other part could not be read" in str(items[2])
 
 
 def test_a_bad_span_of_a_good_line_rejects_the_trace_once() -> None:

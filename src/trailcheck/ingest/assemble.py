@@ -50,7 +50,8 @@ def assemble_traces(spans: Iterable[RawSpan], source: str) -> Iterator[Trace | R
     duplicate span id is one Rejection, and the other traces still come out.
 
     Spans of a trace may come in any order, interleaved with other traces' spans, so every span
-    is read before the first trace is yielded.
+    is read before the first trace is yielded. A Rejection names the file of the span at fault
+    (its ``RawSpan.source``), else ``source``.
     """
     by_trace: dict[str, list[RawSpan]] = {}
     for span in spans:
@@ -78,12 +79,12 @@ def assemble_trace(spans: list[RawSpan], source: str) -> Trace:
     try:
         skeleton = Trace(trace_id=trace_id, spans=mapped)
     except ValidationError as error:
-        line, span_id, field = _locate_integrity_problem(spans)
+        culprit, field = _locate_integrity_problem(spans)
         raise RecordError(
             validation_record_error(error).message,
-            source=source,
-            line=line,
-            span_id=span_id,
+            source=_source_of(culprit, source),
+            line=None if culprit is None else culprit.line,
+            span_id=None if culprit is None else culprit.span_id,
             field=field,
         ) from None
     tree = skeleton.tree
@@ -96,27 +97,31 @@ def assemble_trace(spans: list[RawSpan], source: str) -> Trace:
         # Derivation reads only the root's own attributes, so a problem there is the root's.
         raise RecordError(
             error.message,
-            source=source,
+            source=_source_of(raw_root, source),
             line=raw_root.line,
             span_id=root.span_id,
             field=error.field,
         ) from None
 
 
-def _locate_integrity_problem(spans: list[RawSpan]) -> tuple[int | None, str | None, str | None]:
-    """Where the problem the Trace model found lies: the line, span id and field, looked for in
+def _source_of(raw: RawSpan | None, source: str) -> str:
+    return source if raw is None or raw.source is None else raw.source
+
+
+def _locate_integrity_problem(spans: list[RawSpan]) -> tuple[RawSpan | None, str | None]:
+    """The span at fault for the problem the Trace model found, and the field, looked for in
     the order the model checks (duplicates first, then each span in turn)."""
     seen: set[str] = set()
     for raw in spans:
         if raw.span_id in seen:
-            return raw.line, raw.span_id, "span_id"
+            return raw, "span_id"
         seen.add(raw.span_id)
     for raw in spans:
         if raw.trace_id != spans[0].trace_id:
-            return raw.line, raw.span_id, "trace_id"
+            return raw, "trace_id"
         if raw.parent_id is not None and raw.parent_id not in seen:
-            return raw.line, raw.span_id, "parent_span_id"
-    return None, None, None
+            return raw, "parent_span_id"
+    return None, None
 
 
 def _resource(raw_root: RawSpan, spans: list[RawSpan]) -> dict[str, Any]:

@@ -1,72 +1,116 @@
-"""Never import a trace with a span missing: when a decoder could not read a span, the trace it
-belonged to is withheld whole, with a Rejection saying why. Shared by every span-based reader."""
+"""Never import a trace with a span missing. Shared by every span-based reader, and by an import
+that pools the spans of several files.
+
+The rule. When a decoder could not read a span, the trace it belonged to is withheld whole: a
+trace with a span missing is not the trace that ran.
+
+- A span that was read far enough to know its trace id (a bad attribute, a bad time) withholds
+  that trace only, with one Rejection saying so.
+- A part of the input that could not be read at all (a line that is not JSON, a truncated last
+  line of a collector killed mid-write, a span whose trace id is unreadable) may have held spans
+  of *any* trace: OTLP writes no span count and gives no order, and any trace, even one whose
+  spans form a whole tree with one root, could have lost a leaf there. No narrower rule is
+  sound, so every trace of the input is withheld. They are reported together, in one Rejection
+  ("3 traces withheld because line 7 could not be read"), not one per trace.
+- A part known to hold no spans (a metrics or logs document in a collector file, ``{}``) is
+  rejected (``Rejection.spans_lost`` is False) but withholds nothing.
+
+"The input" is everything assembled together: one file for the ``read_*`` functions, every
+span-based file of one ``trailcheck import`` (they are pooled, so a trace may span files).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Final
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.assemble import assemble_traces
 from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.trace import Trace
 
+# Trace ids named in the one Rejection for traces withheld by an unreadable part.
+_NAMED_TRACES: Final = 3
+
 
 def assemble_complete_traces(
     items: Iterable[RawSpan | Rejection], source: str
 ) -> Iterator[Trace | Rejection]:
-    """Pass Rejections through and assemble the spans, except those of a trace that lost a span.
+    """Pass Rejections through and assemble the spans, except those of a trace that lost a span
+    (see the module docstring for the rule).
 
     A Rejection with a ``trace_id`` marks that trace as incomplete; one without marks every
-    trace of the input, since the spans it lost could belong to any of them. The spans of an
-    incomplete trace are withheld with one Rejection per trace saying why.
+    trace, unless its ``spans_lost`` is False. A trace that lost a span of its own is withheld
+    with one Rejection saying so; the traces withheld by an unreadable part, with one Rejection
+    for all of them. A Rejection names the file of a span (``RawSpan.source``), else ``source``.
     """
     spans: list[RawSpan] = []
     incomplete: dict[str, Rejection] = {}
-    unknown: Rejection | None = None
+    unreadable: list[Rejection] = []
     for item in items:
         if isinstance(item, RawSpan):
             spans.append(item)
             continue
         yield item
+        if not item.spans_lost:
+            continue
         if item.trace_id is not None:
             incomplete.setdefault(item.trace_id, item)
-        elif unknown is None:
-            unknown = item
+        else:
+            unreadable.append(item)
     complete: list[RawSpan] = []
     withheld: dict[str, list[RawSpan]] = {}
     for span in spans:
-        if unknown is not None or span.trace_id in incomplete:
+        if unreadable or span.trace_id in incomplete:
             withheld.setdefault(span.trace_id, []).append(span)
         else:
             complete.append(span)
-    for trace_id, kept_back in withheld.items():
-        yield _withheld(trace_id, kept_back, source, incomplete.get(trace_id), unknown)
+    for trace_id, own in incomplete.items():
+        if trace_id in withheld:
+            yield _withheld_for_its_span(trace_id, withheld.pop(trace_id), source, own)
+    if withheld:
+        yield _withheld_for_unreadable(withheld, unreadable)
     yield from assemble_traces(complete, source)
 
 
-def _withheld(
-    trace_id: str,
-    spans: list[RawSpan],
-    source: str,
-    own: Rejection | None,
-    unknown: Rejection | None,
+def _withheld_for_its_span(
+    trace_id: str, spans: list[RawSpan], source: str, own: Rejection
 ) -> Rejection:
-    """Why a trace is withheld: its own lost span when it has one, else the unreadable part."""
-    if own is not None:
-        where = "" if own.line is None else f" on line {own.line}"
-        reason = f"its span{where} is malformed (rejected above)"
-    else:
-        assert unknown is not None  # a trace is withheld only for one reason or the other
-        where = f"line {unknown.line}" if unknown.line is not None else "part of the input"
-        if unknown.field is not None:
-            where += f" ({unknown.field})"
-        reason = f"{where} could not be read, and the spans it held may belong to this trace"
+    where = "" if own.line is None else f" on line {own.line}"
+    if own.source != (spans[0].source or source):
+        where += f" of {own.source}"
     return Rejection(
-        source,
-        f"trace {trace_id!r} not imported: {reason}; its {len(spans)} readable span(s) are"
-        " withheld rather than imported with a span missing",
+        spans[0].source or source,
+        f"trace {trace_id!r} not imported: its span{where} is malformed (rejected above); its"
+        f" {len(spans)} readable span(s) are withheld rather than imported with a span missing",
         line=spans[0].line,
         trace_id=trace_id,
+    )
+
+
+def _withheld_for_unreadable(
+    withheld: dict[str, list[RawSpan]], unreadable: list[Rejection]
+) -> Rejection:
+    """One Rejection for every trace an unreadable part may have taken a span from."""
+    first = unreadable[0]
+    where = f"line {first.line}" if first.line is not None else "part of the input"
+    if first.field is not None:
+        where += f" ({first.field})"
+    others = len(unreadable) - 1
+    if others:
+        where += f" and {others} other part{'s' if others > 1 else ''}"
+    traces = len(withheld)
+    spans = sum(len(members) for members in withheld.values())
+    named = ", ".join(repr(trace_id) for trace_id in list(withheld)[:_NAMED_TRACES])
+    if traces > _NAMED_TRACES:
+        named += f" and {traces - _NAMED_TRACES} more"
+    return Rejection(
+        first.source,
+        f"{traces} trace{'s' if traces > 1 else ''} withheld because {where} could not be read"
+        f" (rejected above): a span on {'them' if others else 'it'} may belong to any trace, so"
+        f" the {spans} readable span(s) of {named} are withheld rather than imported with a span"
+        " missing",
+        line=first.line,
     )
 
 

@@ -24,7 +24,10 @@ Where several conventions could record a fact, the first that does supplies it:
   ``gen_ai.system_instructions`` as a leading system message), else OpenInference's flattened
   ``llm.input_messages`` / ``llm.output_messages``.
 
-The source's attributes stay on the span verbatim. Messages are parsed on every span, so a span
+The source's attributes stay on the span verbatim, with what OTLP records beside them (span kind,
+links, trace state, dropped counts, scope) added under reserved ``otel.*`` names; a source
+attribute under one of those names with another value rejects the span
+(:mod:`trailcheck.ingest.otel_attributes`). Messages are parsed on every span, so a span
 of any kind with unreadable messages is rejected. Bad data raises
 :class:`~trailcheck.errors.RecordError` naming the source, line, span and field; nothing is
 repaired or dropped.
@@ -45,6 +48,7 @@ from trailcheck.ingest.genai_messages import (
     system_instructions_message,
     tool_arguments,
 )
+from trailcheck.ingest.otel_attributes import otel_attributes, with_reserved
 from trailcheck.ingest.records import RawSpan, validation_record_error
 from trailcheck.ingest.vendors import VendorToolCall, sequence_attributes, vendor_tool_call
 from trailcheck.trace import (
@@ -96,17 +100,22 @@ _OUTPUT_TOKEN_KEYS: Final = (semconv.GEN_AI_USAGE_OUTPUT_TOKENS, semconv.LLM_TOK
 
 
 def map_span(raw: RawSpan, source: str) -> Span:
-    """``raw`` as a Span, understood through the conventions; RecordError for bad data."""
+    """``raw`` as a Span, understood through the conventions; RecordError for bad data, naming
+    the span's own source when it has one, else ``source``."""
     try:
         return _span(raw)
     except RecordError as error:
         raise RecordError(
-            error.message, source=source, line=raw.line, span_id=raw.span_id, field=error.field
+            error.message,
+            source=raw.source or source,
+            line=raw.line,
+            span_id=raw.span_id,
+            field=error.field,
         ) from None
 
 
 def _span(raw: RawSpan) -> Span:
-    attributes = raw.attributes
+    attributes = with_reserved(raw.attributes, otel_attributes(raw), "attributes")
     kind = span_kind(attributes)
     input_messages, output_messages = recorded_messages(attributes)
     try:

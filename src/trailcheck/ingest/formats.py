@@ -9,10 +9,18 @@ from typing import BinaryIO
 
 from trailcheck.errors import InputError, UsageError
 from trailcheck.ingest.openai_messages import looks_like_openai_messages, read_openai_messages
-from trailcheck.ingest.otlp_json import looks_like_otlp_json, read_otlp_json
-from trailcheck.ingest.otlp_proto import looks_like_otlp_proto, read_otlp_proto
-from trailcheck.ingest.records import ImportItem
-from trailcheck.ingest.span_jsonl import looks_like_span_jsonl, read_span_jsonl
+from trailcheck.ingest.otlp_json import looks_like_otlp_json, read_otlp_json, read_otlp_json_spans
+from trailcheck.ingest.otlp_proto import (
+    looks_like_otlp_proto,
+    read_otlp_proto,
+    read_otlp_proto_spans,
+)
+from trailcheck.ingest.records import ImportItem, RawSpan, Rejection
+from trailcheck.ingest.span_jsonl import (
+    looks_like_span_jsonl,
+    read_span_jsonl,
+    read_span_jsonl_spans,
+)
 from trailcheck.ingest.trailcheck_jsonl import looks_like_trailcheck_jsonl, read_trailcheck_jsonl
 
 # Detection reads this much, and more up to FIRST_LINE_LIMIT to see a whole first line.
@@ -23,12 +31,18 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 @dataclass(frozen=True, slots=True)
 class TraceFormat:
-    """A readable format: its CLI name, how to recognise it and how to read it."""
+    """A readable format: its CLI name, how to recognise it and how to read it.
+
+    A span-based format also has ``read_spans``, its spans before assembly into traces, so an
+    import can assemble the spans of several files together (a trace may be split across them);
+    ``read`` is then those spans assembled, for one file on its own.
+    """
 
     name: str
     description: str
     looks_like: Callable[[bytes], bool]
     read: Callable[[BinaryIO, str], Iterator[ImportItem]]
+    read_spans: Callable[[BinaryIO, str], Iterator[RawSpan | Rejection]] | None = None
 
 
 # Detection tries these in order; the binary protobuf check comes last because it is the loosest.
@@ -44,12 +58,14 @@ FORMATS: tuple[TraceFormat, ...] = (
         "JSONL with one span per line (trace_id, span_id, parent_span_id, attributes, ...)",
         looks_like_span_jsonl,
         read_span_jsonl,
+        read_span_jsonl_spans,
     ),
     TraceFormat(
         "otlp-json",
         "OTLP/JSON ExportTraceServiceRequest, or the collector's file exporter (one per line)",
         looks_like_otlp_json,
         read_otlp_json,
+        read_otlp_json_spans,
     ),
     TraceFormat(
         "openai",
@@ -62,6 +78,7 @@ FORMATS: tuple[TraceFormat, ...] = (
         "OTLP protobuf ExportTraceServiceRequest bytes",
         looks_like_otlp_proto,
         read_otlp_proto,
+        read_otlp_proto_spans,
     ),
 )
 

@@ -1,5 +1,19 @@
 """Import trace files: detect each file's format, read it, count what was read, imported and
-rejected, and refuse a trace id seen twice in one import."""
+rejected, and refuse a trace id seen twice in one import.
+
+Files of a per-record format (trailcheck JSONL, OpenAI messages) are read one after another and
+their traces yielded as they are read. The spans of every file of a span-based format (span
+JSONL, OTLP/JSON, OTLP protobuf) are pooled and assembled together once the last file is read,
+so a trace split across files (rotated collector output) is imported whole
+(:mod:`~trailcheck.ingest.span_pool` says how parts, copies and disagreeing files are told
+apart); those traces come after the others. Being one input, the pooled files also share the
+rule that a part which cannot be read withholds every trace (it may have held a span of any of
+them; :mod:`~trailcheck.ingest.complete_traces`).
+
+Memory: pooling holds every span of every span-based file until the last one is read, as reading
+one such file already does for its own spans (a trace's spans may come in any order, so none can
+be assembled early). Per-record files are streamed.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trailcheck.errors import InputError
+from trailcheck.ingest.complete_traces import assemble_complete_traces
 from trailcheck.ingest.formats import (
     TraceFormat,
     detect_format,
     get_format,
     skip_byte_order_mark,
 )
-from trailcheck.ingest.records import ImportItem, Rejection
+from trailcheck.ingest.records import ImportItem, RawSpan, Rejection
+from trailcheck.ingest.span_pool import SpanPool, pool_spans
 from trailcheck.trace import Trace
 
 
@@ -53,21 +69,75 @@ def _resolve_format(path: Path, format_name: str | None) -> TraceFormat:
 def iter_import(
     paths: Sequence[Path], *, format_name: str | None = None, summary: ImportSummary
 ) -> Iterator[Trace]:
-    """Yield the valid traces of every file in order, recording each rejection in ``summary``.
+    """Yield the valid traces of every file, recording each rejection in ``summary``: those of
+    per-record files in file order, then those assembled from the span-based files together.
 
     Every file's format is resolved before any is read, so a usage or unreadable-input error
     stops the import before anything was imported.
     """
     resolved = [(path, _resolve_format(path, format_name)) for path in paths]
     first_seen: dict[str, str] = {}
+    pooled: list[RawSpan | Rejection] = []
+    span_files: list[str] = []
     for path, fmt in resolved:
-        summary.formats[str(path)] = fmt.name
+        source = str(path)
+        summary.formats[source] = fmt.name
         with path.open("rb") as stream:
             skip_byte_order_mark(stream)
-            for item in fmt.read(stream, str(path)):
-                accepted = _accept(item, str(path), first_seen, summary)
+            if fmt.read_spans is not None:
+                span_files.append(source)
+                pooled.extend(fmt.read_spans(stream, source))
+                continue
+            for item in fmt.read(stream, source):
+                accepted = _accept(item, source, first_seen, summary)
                 if accepted is not None:
                     yield accepted
+    if span_files:
+        yield from _pooled_traces(pooled, ", ".join(span_files), first_seen, summary)
+
+
+def _pooled_traces(
+    items: list[RawSpan | Rejection],
+    files: str,
+    first_seen: dict[str, str],
+    summary: ImportSummary,
+) -> Iterator[Trace]:
+    """The traces of the span-based files, assembled together."""
+    pool = pool_spans(items, files)
+    for item in assemble_complete_traces(pool.items, files):
+        if isinstance(item, Rejection):
+            summary.rejections.append(item)
+            continue
+        accepted = _accept(item, pool.sources[item.trace_id], first_seen, summary)
+        summary.rejections.extend(
+            _already_imported(copy, item.trace_id, first_seen[item.trace_id])
+            for copy in pool.copies.pop(item.trace_id, ())
+        )
+        if accepted is not None:
+            yield accepted
+    summary.rejections.extend(_copies_of_rejected_traces(pool))
+
+
+def _copies_of_rejected_traces(pool: SpanPool) -> Iterator[Rejection]:
+    """For each copy of a trace that was not imported, why the copy was not imported either."""
+    for trace_id, copies in pool.copies.items():
+        for copy in copies:
+            yield Rejection(
+                copy,
+                f"trace {trace_id!r} not imported: its spans here repeat those in"
+                f" {pool.sources[trace_id]}, where it was rejected (see above)",
+                field="trace_id",
+                trace_id=trace_id,
+            )
+
+
+def _already_imported(source: str, trace_id: str, where: str) -> Rejection:
+    return Rejection(
+        source,
+        f"trace id {trace_id!r} was already imported from {where}",
+        field="trace_id",
+        trace_id=trace_id,
+    )
 
 
 def _accept(
@@ -78,14 +148,7 @@ def _accept(
         return None
     where = first_seen.get(item.trace_id)
     if where is not None:
-        summary.rejections.append(
-            Rejection(
-                source,
-                f"trace id {item.trace_id!r} was already imported from {where}",
-                field="trace_id",
-                trace_id=item.trace_id,
-            )
-        )
+        summary.rejections.append(_already_imported(source, item.trace_id, where))
         return None
     first_seen[item.trace_id] = source
     summary.imported += 1

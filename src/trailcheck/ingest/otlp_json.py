@@ -1,11 +1,20 @@
 """OTLP/JSON traces: one ``ExportTraceServiceRequest`` document (what OTLP/HTTP posts with
 ``Content-Type: application/json``), or the collector's file exporter output (JSON Lines, one
-such document per line).
+such document per line). Which of the two an input is, and where each document starts, is
+:func:`~trailcheck.ingest.json_records.read_json_records`' rule, shared with the other JSON
+readers: a broken line of JSON Lines is rejected with its own line number, the others are read.
 
 Spans decode into :class:`~trailcheck.ingest.records.RawSpan` values following the OTLP/JSON
-rules: lowerCamelCase field names, trace and span ids in hex (not base64), 64-bit integers as
-decimal strings or numbers, omitted fields meaning their protobuf default, unknown fields
-ignored. ``assemble_traces`` then groups them into Traces.
+rules: lowerCamelCase field names (a snake_case key is an error, not an unknown field to
+ignore), trace and span ids in hex (not base64), 64-bit integers as decimal strings or numbers,
+omitted fields meaning their protobuf default, other unknown fields ignored. What OTLP records
+beside the attributes (span kind, trace state, flags, links, dropped counts, scope version and
+attributes, schema URLs) is kept on the RawSpan too. ``assemble_traces`` then groups them into
+Traces.
+
+A document without ``resourceSpans`` (a metrics or logs export in the same collector file, an
+empty ``{}``) is a Rejection naming its line; an explicitly empty ``{"resourceSpans": []}`` is
+an export with nothing in it.
 
 A span that cannot be read is a Rejection naming the source, line, field path and span id; the
 other spans of its trace are withheld with a Rejection of their own, so no trace is ever imported
@@ -14,28 +23,34 @@ with a span silently missing (:func:`assemble_complete_traces`, which the protob
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
-from typing import Any, BinaryIO
-
-import orjson
+from typing import Any, BinaryIO, Final
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans
+from trailcheck.ingest.json_records import JsonRecord, read_json_records
+from trailcheck.ingest.otel_attributes import event_attributes
 from trailcheck.ingest.otlp_values import (
     JSON_SYNTAX,
     SPAN_ID_BYTES,
     TRACE_ID_BYTES,
+    UINT32_MAX,
     UINT64_MAX,
+    SpanOrigin,
     decode_key_values,
     field_error,
     hex_id,
     json_integer,
     json_list,
     json_object,
+    lower_camel,
+    otel_span_kind,
+    shown,
     span_times,
     status_code,
 )
-from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.ingest.records import RawSpan, Rejection, SpanLink
 from trailcheck.trace import SpanEvent, Trace
 
 __all__ = [
@@ -43,7 +58,14 @@ __all__ = [
     "decode_otlp_json_spans",
     "looks_like_otlp_json",
     "read_otlp_json",
+    "read_otlp_json_spans",
 ]
+
+# The top-level fields of the other OTLP signals' export requests: a document with only these
+# holds no spans, so rejecting it withholds no trace.
+_OTHER_SIGNALS: Final = frozenset(
+    {"resourceMetrics", "resourceLogs", "resourceProfiles", "dictionary"}
+)
 
 
 def looks_like_otlp_json(head: bytes) -> bool:
@@ -56,6 +78,11 @@ def read_otlp_json(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]
     return decode_otlp_json(stream.read(), source)
 
 
+def read_otlp_json_spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | Rejection]:
+    """The spans of an OTLP/JSON file, as :func:`decode_otlp_json_spans` gives them."""
+    return decode_otlp_json_spans(stream.read(), source)
+
+
 def decode_otlp_json(data: bytes, source: str) -> Iterator[Trace | Rejection]:
     """The traces of OTLP/JSON bytes, such as the body of an OTLP/HTTP request."""
     return assemble_complete_traces(decode_otlp_json_spans(data, source), source)
@@ -63,61 +90,61 @@ def decode_otlp_json(data: bytes, source: str) -> Iterator[Trace | Rejection]:
 
 def decode_otlp_json_spans(data: bytes, source: str) -> Iterator[RawSpan | Rejection]:
     """Every span of OTLP/JSON bytes, in input order, or a Rejection where one cannot be read.
+    Each RawSpan carries ``source`` and its line.
 
     A Rejection's ``trace_id`` names the trace that lost the span(s); it is ``None`` when the
     lost spans' traces cannot be known (an unreadable line, an unreadable trace id).
     """
-    for item in _documents(data, source):
-        if isinstance(item, Rejection):
-            yield item
+    for record in read_json_records(data, source, array_is_one_record=_always):
+        if isinstance(record, Rejection):
+            yield record
         else:
-            line, document = item
-            yield from _decode_document(document, source, line)
+            yield from _decode_document(record, source)
 
 
-def _documents(data: bytes, source: str) -> Iterator[tuple[int, object] | Rejection]:
-    """``(line, document)`` for one whole-input document, else for each line of JSON Lines."""
-    try:
-        whole = orjson.loads(data)
-    except orjson.JSONDecodeError as whole_error:
-        error = whole_error
-    else:
-        yield _first_line(data), whole
-        return
-    lines = [(n, text) for n, text in enumerate(data.split(b"\n"), start=1) if text.strip()]
-    for index, (number, text) in enumerate(lines):
-        try:
-            document = orjson.loads(text)
-        except orjson.JSONDecodeError as line_error:
-            if index == 0:
-                # Not JSON Lines either: report where the whole document breaks.
-                yield Rejection(source, f"not valid JSON: {error.msg}", line=error.lineno)
-                return
-            yield Rejection(source, f"not valid JSON: {line_error.msg}", line=number)
-            continue
-        yield number, document
+def _always(_: list[Any]) -> bool:
+    # An array is not an OTLP export: read it as one document, so it is rejected as one.
+    return True
 
 
-def _first_line(data: bytes) -> int:
-    return 1 + data[: len(data) - len(data.lstrip())].count(b"\n")
-
-
-def _decode_document(document: object, source: str, line: int) -> Iterator[RawSpan | Rejection]:
+def _decode_document(record: JsonRecord, source: str) -> Iterator[RawSpan | Rejection]:
+    document, line = record.value, record.start_line()
     if not isinstance(document, dict):
         message = f"an OTLP/JSON export is an object, got {type(document).__name__}"
         yield Rejection(source, message, line=line)
         return
+    if "resourceSpans" not in document:
+        yield _not_a_trace_export(document, source, line)
+        return
     try:
-        resource_spans = json_list(document.get("resourceSpans"), "resourceSpans")
+        json_object(document, "")
+        resource_spans = json_list(document["resourceSpans"], "resourceSpans")
     except RecordError as error:
-        yield from lost_spans(error, None, source, line)
+        trace_ids = _peek_trace_ids(document, "resourceSpans", "scopeSpans", "spans")
+        yield from lost_spans(error, trace_ids, source, line)
         return
     for index, entry in enumerate(resource_spans):
         yield from _decode_resource_spans(entry, f"resourceSpans[{index}]", source, line)
 
 
+def _not_a_trace_export(document: dict[str, Any], source: str, line: int | None) -> Rejection:
+    """Why a JSON object without ``resourceSpans`` is not imported: it would import nothing."""
+    keys = list(document)
+    found = "it is an empty object" if not keys else "found keys " + ", ".join(map(shown, keys))
+    if any(lower_camel(key) == "resourceSpans" for key in keys):
+        found += "; OTLP/JSON spells field names in lowerCamelCase ('resourceSpans')"
+    return Rejection(
+        source,
+        f"not an OTLP trace export: no resourceSpans; {found}",
+        line=line,
+        # Only a document of another signal is known to hold no spans; any other may hold spans
+        # under a name this reader does not know, and they may belong to any trace.
+        spans_lost=not all(lower_camel(key) in _OTHER_SIGNALS for key in keys),
+    )
+
+
 def _decode_resource_spans(
-    value: object, path: str, source: str, line: int
+    value: object, path: str, source: str, line: int | None
 ) -> Iterator[RawSpan | Rejection]:
     try:
         entry = json_object(value, path)
@@ -128,22 +155,35 @@ def _decode_resource_spans(
                 "is the pre-1.0 OTLP name of scopeSpans; export with a current collector or SDK",
             )
         resource = _optional_object(entry, "resource", path)
-        attributes = _attributes(resource, f"{path}.resource")
+        origin = SpanOrigin(
+            resource=_attributes(resource, f"{path}.resource"),
+            resource_dropped_attributes_count=_count(resource, f"{path}.resource"),
+            resource_schema_url=_optional_str(entry, "schemaUrl", path) or None,
+        )
         scope_spans = json_list(entry.get("scopeSpans"), f"{path}.scopeSpans")
     except RecordError as error:
         yield from lost_spans(error, _peek_trace_ids(value, "scopeSpans", "spans"), source, line)
         return
     for index, scope_entry in enumerate(scope_spans):
         scope_path = f"{path}.scopeSpans[{index}]"
-        yield from _decode_scope_spans(scope_entry, scope_path, attributes, source, line)
+        yield from _decode_scope_spans(scope_entry, scope_path, origin, source, line)
 
 
 def _decode_scope_spans(
-    value: object, path: str, resource: dict[str, Any], source: str, line: int
+    value: object, path: str, resource: SpanOrigin, source: str, line: int | None
 ) -> Iterator[RawSpan | Rejection]:
     try:
         entry = json_object(value, path)
-        scope_name = _optional_str(_optional_object(entry, "scope", path), "name", f"{path}.scope")
+        scope = _optional_object(entry, "scope", path)
+        scope_path = f"{path}.scope"
+        origin = dataclasses.replace(
+            resource,
+            scope_name=_optional_str(scope, "name", scope_path) or None,
+            scope_version=_optional_str(scope, "version", scope_path) or None,
+            scope_attributes=_attributes(scope, scope_path),
+            scope_dropped_attributes_count=_count(scope, scope_path),
+            scope_schema_url=_optional_str(entry, "schemaUrl", path) or None,
+        )
         spans = json_list(entry.get("spans"), f"{path}.spans")
     except RecordError as error:
         yield from lost_spans(error, _peek_trace_ids(value, "spans"), source, line)
@@ -151,7 +191,7 @@ def _decode_scope_spans(
     for index, span in enumerate(spans):
         span_path = f"{path}.spans[{index}]"
         try:
-            yield _decode_span(span, span_path, resource, scope_name or None, line)
+            yield origin.stamp(_decode_span(span, span_path, source, line))
         except RecordError as error:
             yield Rejection(
                 source,
@@ -163,9 +203,7 @@ def _decode_scope_spans(
             )
 
 
-def _decode_span(
-    value: object, path: str, resource: dict[str, Any], scope_name: str | None, line: int
-) -> RawSpan:
+def _decode_span(value: object, path: str, source: str, line: int | None) -> RawSpan:
     span = json_object(value, path)
     trace_id = hex_id(_required_str(span, "traceId", path), TRACE_ID_BYTES, f"{path}.traceId")
     span_id = hex_id(_required_str(span, "spanId", path), SPAN_ID_BYTES, f"{path}.spanId")
@@ -175,7 +213,9 @@ def _decode_span(
     )
     status = _optional_object(span, "status", path)
     code = status.get("code")  # null or omitted: the protobuf default, unset
+    kind = span.get("kind")
     events = json_list(span.get("events"), f"{path}.events")
+    links = json_list(span.get("links"), f"{path}.links")
     return RawSpan(
         trace_id=trace_id,
         span_id=span_id,
@@ -188,9 +228,27 @@ def _decode_span(
         status_message=_optional_str(status, "message", f"{path}.status") or None,
         attributes=_attributes(span, path),
         events=[_decode_event(event, f"{path}.events[{i}]") for i, event in enumerate(events)],
-        resource=dict(resource),
-        scope_name=scope_name,
         line=line,
+        otel_kind=otel_span_kind(0 if kind is None else kind, f"{path}.kind"),
+        trace_state=_optional_str(span, "traceState", path) or None,
+        flags=_uint32(span, "flags", path),
+        links=[_decode_link(link, f"{path}.links[{i}]") for i, link in enumerate(links)],
+        dropped_attributes_count=_count(span, path),
+        dropped_events_count=_uint32(span, "droppedEventsCount", path),
+        dropped_links_count=_uint32(span, "droppedLinksCount", path),
+        source=source,
+    )
+
+
+def _decode_link(value: object, path: str) -> SpanLink:
+    link = json_object(value, path)
+    return SpanLink(
+        trace_id=hex_id(_required_str(link, "traceId", path), TRACE_ID_BYTES, f"{path}.traceId"),
+        span_id=hex_id(_required_str(link, "spanId", path), SPAN_ID_BYTES, f"{path}.spanId"),
+        trace_state=_optional_str(link, "traceState", path) or None,
+        attributes=_attributes(link, path),
+        flags=_uint32(link, "flags", path),
+        dropped_attributes_count=_count(link, path),
     )
 
 
@@ -199,7 +257,9 @@ def _decode_event(value: object, path: str) -> SpanEvent:
     return SpanEvent(
         name=_optional_str(event, "name", path),
         time_ns=_timestamp(event, "timeUnixNano", path),
-        attributes=_attributes(event, path),
+        attributes=event_attributes(
+            _attributes(event, path), _count(event, path), f"{path}.attributes"
+        ),
     )
 
 
@@ -213,6 +273,18 @@ def _timestamp(owner: dict[str, Any], key: str, path: str) -> int:
     if value is None:
         return 0
     return json_integer(value, f"{path}.{key}", name=key, minimum=0, maximum=UINT64_MAX)
+
+
+def _uint32(owner: dict[str, Any], key: str, path: str) -> int:
+    value = owner.get(key)
+    if value is None:
+        return 0
+    return json_integer(value, f"{path}.{key}", name=key, minimum=0, maximum=UINT32_MAX)
+
+
+def _count(owner: dict[str, Any], path: str) -> int:
+    """The ``droppedAttributesCount`` of a span, event, link, scope or resource."""
+    return _uint32(owner, "droppedAttributesCount", path)
 
 
 def _required_str(owner: dict[str, Any], key: str, path: str) -> str:

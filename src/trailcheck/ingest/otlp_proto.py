@@ -1,7 +1,8 @@
 """OTLP protobuf traces: the bytes of an ``ExportTraceServiceRequest`` (what OTLP/HTTP posts with
 ``Content-Type: application/x-protobuf``), into Traces.
 
-Ids become lowercase hex and AnyValues plain values exactly as from OTLP/JSON (the value rules
+Ids become lowercase hex, AnyValues plain values, and the span kind, links, trace state, flags,
+dropped counts and scope details RawSpan fields, exactly as from OTLP/JSON (the value rules
 are shared in :mod:`~trailcheck.ingest.otlp_values`), and field paths in errors use the OTLP/JSON
 names, so the same content gives the same Traces and the same Rejections in either encoding.
 A payload that does not parse is one Rejection. The generated protobuf classes are untyped; they
@@ -10,6 +11,7 @@ are only touched here and in ``otlp_values.ProtoSyntax``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
@@ -19,17 +21,20 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans
+from trailcheck.ingest.otel_attributes import event_attributes
 from trailcheck.ingest.otlp_json import looks_like_otlp_json
 from trailcheck.ingest.otlp_values import (
     PROTO_SYNTAX,
     SPAN_ID_BYTES,
     TRACE_ID_BYTES,
+    SpanOrigin,
     bytes_id,
     decode_key_values,
+    otel_span_kind,
     span_times,
     status_code,
 )
-from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.ingest.records import RawSpan, Rejection, SpanLink
 from trailcheck.trace import SpanEvent, Trace
 
 __all__ = [
@@ -37,6 +42,7 @@ __all__ = [
     "decode_otlp_proto_spans",
     "looks_like_otlp_proto",
     "read_otlp_proto",
+    "read_otlp_proto_spans",
 ]
 
 # Protobuf tags (field number << 3 | wire type 2, length-delimited): ExportTraceServiceRequest has
@@ -70,14 +76,20 @@ def read_otlp_proto(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection
     return decode_otlp_proto(stream.read(), source)
 
 
+def read_otlp_proto_spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | Rejection]:
+    """The spans of a protobuf file, as :func:`decode_otlp_proto_spans` gives them."""
+    return decode_otlp_proto_spans(stream.read(), source)
+
+
 def decode_otlp_proto(data: bytes, source: str) -> Iterator[Trace | Rejection]:
     """The traces of protobuf bytes, such as the body of an OTLP/HTTP request."""
     return assemble_complete_traces(decode_otlp_proto_spans(data, source), source)
 
 
 def decode_otlp_proto_spans(data: bytes, source: str) -> Iterator[RawSpan | Rejection]:
-    """Every span of the payload, in order, or a Rejection where one cannot be read (its
-    ``trace_id`` names the trace that lost the span; ``None`` when that cannot be known)."""
+    """Every span of the payload, in order (each carrying ``source``), or a Rejection where one
+    cannot be read (its ``trace_id`` names the trace that lost the span; ``None`` when that
+    cannot be known)."""
     try:
         request: Any = ExportTraceServiceRequest.FromString(data)
     except DecodeError as error:
@@ -89,8 +101,10 @@ def decode_otlp_proto_spans(data: bytes, source: str) -> Iterator[RawSpan | Reje
 
 def _decode_resource_spans(entry: Any, path: str, source: str) -> Iterator[RawSpan | Rejection]:
     try:
-        resource = decode_key_values(
-            PROTO_SYNTAX, list(entry.resource.attributes), f"{path}.resource.attributes"
+        resource = SpanOrigin(
+            resource=_attributes(entry.resource, f"{path}.resource"),
+            resource_dropped_attributes_count=int(entry.resource.dropped_attributes_count),
+            resource_schema_url=str(entry.schema_url) or None,
         )
     except RecordError as error:
         trace_ids = [
@@ -99,22 +113,40 @@ def _decode_resource_spans(entry: Any, path: str, source: str) -> Iterator[RawSp
         yield from lost_spans(error, trace_ids, source, None)
         return
     for scope_index, scope_spans in enumerate(entry.scope_spans):
-        scope_name = str(scope_spans.scope.name) or None
-        for span_index, span in enumerate(scope_spans.spans):
-            span_path = f"{path}.scopeSpans[{scope_index}].spans[{span_index}]"
-            try:
-                yield _decode_span(span, span_path, resource, scope_name)
-            except RecordError as error:
-                yield Rejection(
-                    source,
-                    error.message,
-                    span_id=_peek_id(span.span_id, SPAN_ID_BYTES),
-                    field=error.field,
-                    trace_id=_peek_trace_id(span),
-                )
+        scope_path = f"{path}.scopeSpans[{scope_index}]"
+        yield from _decode_scope_spans(scope_spans, scope_path, resource, source)
 
 
-def _decode_span(span: Any, path: str, resource: dict[str, Any], scope_name: str | None) -> RawSpan:
+def _decode_scope_spans(
+    entry: Any, path: str, resource: SpanOrigin, source: str
+) -> Iterator[RawSpan | Rejection]:
+    scope = entry.scope
+    try:
+        origin = dataclasses.replace(
+            resource,
+            scope_name=str(scope.name) or None,
+            scope_version=str(scope.version) or None,
+            scope_attributes=_attributes(scope, f"{path}.scope"),
+            scope_dropped_attributes_count=int(scope.dropped_attributes_count),
+            scope_schema_url=str(entry.schema_url) or None,
+        )
+    except RecordError as error:
+        yield from lost_spans(error, [_peek_trace_id(span) for span in entry.spans], source, None)
+        return
+    for span_index, span in enumerate(entry.spans):
+        try:
+            yield origin.stamp(_decode_span(span, f"{path}.spans[{span_index}]", source))
+        except RecordError as error:
+            yield Rejection(
+                source,
+                error.message,
+                span_id=_peek_id(span.span_id, SPAN_ID_BYTES),
+                field=error.field,
+                trace_id=_peek_trace_id(span),
+            )
+
+
+def _decode_span(span: Any, path: str, source: str) -> RawSpan:
     start_ns, end_ns = span_times(
         int(span.start_time_unix_nano), int(span.end_time_unix_nano), path
     )
@@ -129,10 +161,16 @@ def _decode_span(span: Any, path: str, resource: dict[str, Any], scope_name: str
         end_ns=end_ns,
         status_code=status_code(int(span.status.code), f"{path}.status.code"),
         status_message=str(span.status.message) or None,
-        attributes=decode_key_values(PROTO_SYNTAX, list(span.attributes), f"{path}.attributes"),
+        attributes=_attributes(span, path),
         events=[_decode_event(event, f"{path}.events[{i}]") for i, event in enumerate(span.events)],
-        resource=dict(resource),
-        scope_name=scope_name,
+        otel_kind=otel_span_kind(int(span.kind), f"{path}.kind"),
+        trace_state=str(span.trace_state) or None,
+        flags=int(span.flags),
+        links=[_decode_link(link, f"{path}.links[{i}]") for i, link in enumerate(span.links)],
+        dropped_attributes_count=int(span.dropped_attributes_count),
+        dropped_events_count=int(span.dropped_events_count),
+        dropped_links_count=int(span.dropped_links_count),
+        source=source,
     )
 
 
@@ -140,8 +178,26 @@ def _decode_event(event: Any, path: str) -> SpanEvent:
     return SpanEvent(
         name=str(event.name),
         time_ns=int(event.time_unix_nano),
-        attributes=decode_key_values(PROTO_SYNTAX, list(event.attributes), f"{path}.attributes"),
+        attributes=event_attributes(
+            _attributes(event, path), int(event.dropped_attributes_count), f"{path}.attributes"
+        ),
     )
+
+
+def _decode_link(link: Any, path: str) -> SpanLink:
+    return SpanLink(
+        trace_id=bytes_id(bytes(link.trace_id), TRACE_ID_BYTES, f"{path}.traceId"),
+        span_id=bytes_id(bytes(link.span_id), SPAN_ID_BYTES, f"{path}.spanId"),
+        trace_state=str(link.trace_state) or None,
+        attributes=_attributes(link, path),
+        flags=int(link.flags),
+        dropped_attributes_count=int(link.dropped_attributes_count),
+    )
+
+
+def _attributes(owner: Any, path: str) -> dict[str, Any]:
+    """The ``attributes`` of a span, event, link, scope or resource."""
+    return decode_key_values(PROTO_SYNTAX, list(owner.attributes), f"{path}.attributes")
 
 
 def _peek_trace_id(span: Any) -> str | None:

@@ -3,7 +3,8 @@
 An ``AnyValue`` becomes a plain Python value: text, bool, int, float, a list (``arrayValue``), a
 dict (``kvlistValue``), base64 text (``bytesValue``) or ``None`` (no variant set). A ``KeyValue``
 list becomes a dict. Trace and span ids become lowercase hex; status codes become trailcheck's
-names.
+names, span kinds their lowercase OpenTelemetry names. :class:`SpanOrigin` is the resource and
+instrumentation scope a span was recorded under.
 
 The two encodings differ only in how an AnyValue spells its variant and scalars (JSON writes
 64-bit integers as decimal strings and bytes as base64; protobuf has them typed). Each encoding is
@@ -13,6 +14,10 @@ doubles, a depth limit) live once, in :func:`decode_any_value` and :func:`decode
 Errors are :class:`~trailcheck.errors.RecordError` with ``field`` set to the path of the value
 (``resourceSpans[0].scopeSpans[0].spans[3].attributes[2].value``); the span decoders add the
 source, line and span id.
+
+OTLP/JSON spells field names in lowerCamelCase; a snake_case key (``scope_spans``, what
+protobuf-to-JSON tools write when told to keep proto field names) is an error wherever it
+appears, since ignoring it as an unknown field would silently drop what it holds.
 """
 
 from __future__ import annotations
@@ -22,14 +27,17 @@ import binascii
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from trailcheck.errors import RecordError
-from trailcheck.trace import StatusCode
+from trailcheck.ingest.records import OtelSpanKind, RawSpan
+from trailcheck.trace import StatusCode, semconv
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
 UINT64_MAX: Final = 2**64 - 1
+UINT32_MAX: Final = 2**32 - 1
 TRACE_ID_BYTES: Final = 16
 SPAN_ID_BYTES: Final = 8
 # Far beyond any real attribute, and well inside Python's recursion limit.
@@ -56,6 +64,21 @@ _STATUS_CODES: Final[dict[int | str, StatusCode]] = {
     "STATUS_CODE_OK": "ok",
     "STATUS_CODE_ERROR": "error",
 }
+_SPAN_KINDS: Final[dict[int | str, OtelSpanKind | None]] = {
+    0: None,
+    1: semconv.OTEL_SPAN_KIND_INTERNAL,
+    2: semconv.OTEL_SPAN_KIND_SERVER,
+    3: semconv.OTEL_SPAN_KIND_CLIENT,
+    4: semconv.OTEL_SPAN_KIND_PRODUCER,
+    5: semconv.OTEL_SPAN_KIND_CONSUMER,
+    "SPAN_KIND_UNSPECIFIED": None,
+    "SPAN_KIND_INTERNAL": semconv.OTEL_SPAN_KIND_INTERNAL,
+    "SPAN_KIND_SERVER": semconv.OTEL_SPAN_KIND_SERVER,
+    "SPAN_KIND_CLIENT": semconv.OTEL_SPAN_KIND_CLIENT,
+    "SPAN_KIND_PRODUCER": semconv.OTEL_SPAN_KIND_PRODUCER,
+    "SPAN_KIND_CONSUMER": semconv.OTEL_SPAN_KIND_CONSUMER,
+}
+_SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 _HEX = re.compile(r"[0-9a-fA-F]*")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
 _DECIMAL = re.compile(r"-?[0-9]+")
@@ -175,6 +198,45 @@ def status_code(code: object, path: str) -> StatusCode:
     raise field_error(path, f"must be 0, 1, 2 or STATUS_CODE_UNSET/OK/ERROR, got {shown(code)}")
 
 
+def otel_span_kind(code: object, path: str) -> OtelSpanKind | None:
+    """0-5 or SPAN_KIND_UNSPECIFIED/INTERNAL/... as ``None`` (unspecified), ``internal``, ..."""
+    if isinstance(code, int | str) and not isinstance(code, bool) and code in _SPAN_KINDS:
+        return _SPAN_KINDS[code]
+    raise field_error(path, f"must be 0 to 5 or SPAN_KIND_INTERNAL, ..., got {shown(code)}")
+
+
+@dataclass(frozen=True, slots=True)
+class SpanOrigin:
+    """The resource and instrumentation scope spans were recorded under, as RawSpan holds them."""
+
+    resource: dict[str, Any] = field(default_factory=dict)
+    resource_dropped_attributes_count: int = 0
+    resource_schema_url: str | None = None
+    scope_name: str | None = None
+    scope_version: str | None = None
+    scope_attributes: dict[str, Any] = field(default_factory=dict)
+    scope_dropped_attributes_count: int = 0
+    scope_schema_url: str | None = None
+
+    def stamp(self, raw: RawSpan) -> RawSpan:
+        """``raw``, given this origin (its own copies of the dicts)."""
+        raw.resource = dict(self.resource)
+        raw.resource_dropped_attributes_count = self.resource_dropped_attributes_count
+        raw.resource_schema_url = self.resource_schema_url
+        raw.scope_name = self.scope_name
+        raw.scope_version = self.scope_version
+        raw.scope_attributes = dict(self.scope_attributes)
+        raw.scope_dropped_attributes_count = self.scope_dropped_attributes_count
+        raw.scope_schema_url = self.scope_schema_url
+        return raw
+
+
+def lower_camel(name: str) -> str:
+    """A protobuf field name as OTLP/JSON spells it: ``scope_spans`` as ``scopeSpans``."""
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 def json_integer(value: object, path: str, *, name: str, minimum: int, maximum: int) -> int:
     """A 64-bit integer from JSON: a number, or a decimal string as the JSON mapping writes it."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -191,9 +253,17 @@ def json_integer(value: object, path: str, *, name: str, minimum: int, maximum: 
 
 
 def json_object(value: object, path: str) -> dict[str, Any]:
-    """``value`` when it is a JSON object."""
+    """``value`` when it is a JSON object (an OTLP message) without snake_case keys; ``path``
+    is the object's, empty for the document itself."""
     if not isinstance(value, dict):
-        raise field_error(path, f"must be an object, got {type(value).__name__}")
+        raise field_error(path or "(document)", f"must be an object, got {type(value).__name__}")
+    for key in value:
+        if _SNAKE_CASE.fullmatch(key):
+            raise field_error(
+                f"{path}.{key}" if path else key,
+                "is a protobuf field name; OTLP/JSON spells field names in lowerCamelCase"
+                f" ({lower_camel(key)!r})",
+            )
     return value
 
 

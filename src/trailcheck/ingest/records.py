@@ -9,7 +9,7 @@ cannot be represented faithfully is rejected, with the file, line (or span id) a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -27,6 +27,9 @@ class Rejection:
     span_id: str | None = None
     field: str | None = None
     trace_id: str | None = None
+    # For span-based inputs: whether the rejected part may have held spans. A metrics document in
+    # a collector file holds none, so no trace lost a span to it and none is withheld for it.
+    spans_lost: bool = True
 
     @classmethod
     def from_error(cls, error: RecordError, *, trace_id: str | None = None) -> Rejection:
@@ -51,12 +54,36 @@ class Rejection:
 ImportItem = Trace | Rejection
 
 
+OtelSpanKind = Literal["internal", "server", "client", "producer", "consumer"]
+
+
+@dataclass(frozen=True, slots=True)
+class SpanLink:
+    """An OTLP span link: a span of this or another trace that this span relates to."""
+
+    trace_id: str
+    span_id: str
+    trace_state: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    flags: int = 0
+    dropped_attributes_count: int = 0
+
+
 @dataclass(slots=True)
 class RawSpan:
     """A span as a span-based source recorded it, before convention mapping.
 
     ``attributes`` hold plain Python values (OTLP AnyValues already decoded: arrays are lists,
-    kvlists are dicts, bytes are base64 text). ``line`` is where the span was read, for errors.
+    kvlists are dicts, bytes are base64 text). ``line`` is where the span was read and ``source``
+    the file (or stream) it was read from, for errors; ``source`` is ``None`` where the caller's
+    source applies, so errors name that.
+
+    The fields after ``line`` are what OTLP records beside a span's attributes and trailcheck's
+    :class:`~trailcheck.trace.Span` has no field for: the OpenTelemetry span kind, W3C trace
+    state and flags, links, the counts of what the SDK dropped, and the instrumentation scope's
+    and resource's details. :func:`~trailcheck.ingest.conventions.map_span` keeps them as
+    reserved ``otel.*`` attributes (:mod:`trailcheck.ingest.otel_attributes`). Their defaults
+    mean "not recorded", so a source without them leaves them out.
     """
 
     trace_id: str
@@ -72,6 +99,20 @@ class RawSpan:
     resource: dict[str, Any] = field(default_factory=dict)
     scope_name: str | None = None
     line: int | None = None
+    otel_kind: OtelSpanKind | None = None
+    trace_state: str | None = None
+    flags: int = 0
+    links: list[SpanLink] = field(default_factory=list)
+    dropped_attributes_count: int = 0
+    dropped_events_count: int = 0
+    dropped_links_count: int = 0
+    scope_version: str | None = None
+    scope_attributes: dict[str, Any] = field(default_factory=dict)
+    scope_dropped_attributes_count: int = 0
+    scope_schema_url: str | None = None
+    resource_dropped_attributes_count: int = 0
+    resource_schema_url: str | None = None
+    source: str | None = None
 
 
 def validation_record_error(error: ValidationError) -> RecordError:

@@ -19,8 +19,9 @@ Each non-blank line is a JSON object with these keys:
 Any other key makes the line malformed: a key this reader does not read is data it would drop.
 A malformed line is a Rejection naming the line and field. The other spans of its trace are
 withheld too, with one more Rejection saying so: a trace with a span missing is not the trace
-that ran. When the line's ``trace_id`` cannot be read, every trace of the file is withheld, since
-the lost span could be any trace's (see :mod:`trailcheck.ingest.complete_traces`).
+that ran. When the line's ``trace_id`` cannot be read, every trace of the input is withheld, since
+the lost span could be any trace's, with one Rejection saying so (see
+:mod:`trailcheck.ingest.complete_traces`).
 """
 
 from __future__ import annotations
@@ -60,17 +61,20 @@ def read_span_jsonl(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection
     """Traces from span-per-line JSONL. First the Rejections of malformed lines (in line order),
     then one Rejection for each trace whose readable spans are withheld because a line of it was
     malformed, then the traces in order of first appearance."""
-    return assemble_complete_traces(_spans(stream, source), source)
+    return assemble_complete_traces(read_span_jsonl_spans(stream, source), source)
 
 
-def _spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | Rejection]:
+def read_span_jsonl_spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | Rejection]:
+    """Every span of span-per-line JSONL, in line order (each carrying ``source`` and its line),
+    or a Rejection for a malformed line; its ``trace_id`` names the trace that lost the span,
+    ``None`` when the line's trace id cannot be read."""
     for line_number, line in enumerate(stream, start=1):
         if not line.strip():
             continue
         record: Any = None
         try:
             record = _decode(line)
-            yield _raw_span(record, line_number)
+            yield _raw_span(record, line_number, source)
         except RecordError as error:
             yield Rejection(
                 source=source,
@@ -111,7 +115,7 @@ def _readable_id(record: Any, key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _raw_span(record: dict[str, Any], line_number: int) -> RawSpan:
+def _raw_span(record: dict[str, Any], line_number: int, source: str) -> RawSpan:
     unknown = sorted(set(record) - _KEYS)
     if unknown:
         raise RecordError(
@@ -133,6 +137,7 @@ def _raw_span(record: dict[str, Any], line_number: int) -> RawSpan:
         events=_events(record.get("events")),
         resource=_object(record.get("resource"), "resource"),
         line=line_number,
+        source=source,
     )
 
 

@@ -1,12 +1,15 @@
 """Attribute names of the semantic conventions trailcheck reads and writes on spans.
 
-Three vocabularies: the OpenTelemetry GenAI semantic conventions (``gen_ai.*``), OpenInference
-(Arize's conventions, used by Phoenix and many instrumentations) and trailcheck's own
-(``trailcheck.*``). Names only; what they mean to a trace is decided in
+Four vocabularies: the OpenTelemetry GenAI semantic conventions (``gen_ai.*``), OpenInference
+(Arize's conventions, used by Phoenix and many instrumentations), trailcheck's own
+(``trailcheck.*``), and the reserved ``otel.*`` names under which the importers keep what OTLP
+records beside a span's attributes. Names only; what they mean to a trace is decided in
 :mod:`trailcheck.ingest.conventions`.
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 # --- OpenTelemetry GenAI --------------------------------------------------------------------
 
@@ -120,3 +123,34 @@ AGENT_NAME = "agent.name"
 
 # Explicit order of a tool call, for calls whose start times tie.
 TRAILCHECK_SEQUENCE = "trailcheck.sequence"
+
+# --- OTLP span fields kept as attributes ----------------------------------------------------
+
+# What OTLP records beside a span's attributes, kept on the span under these reserved names
+# (the ``otel.`` namespace is OpenTelemetry's; ``otel.scope.name`` and ``otel.scope.version``
+# are its own names for the scope in non-OTLP formats). Each is set only when the source
+# records it: a count only when it is not 0, text only when it is not empty.
+OTEL_SPAN_KIND = "otel.span.kind"
+OTEL_TRACE_STATE = "otel.trace_state"
+OTEL_FLAGS = "otel.flags"
+# A list of {"trace_id", "span_id", "trace_state", "attributes"}, with "flags" and
+# "dropped_attributes_count" where they are not 0.
+OTEL_LINKS = "otel.links"
+OTEL_DROPPED_ATTRIBUTES_COUNT = "otel.dropped_attributes_count"
+OTEL_DROPPED_EVENTS_COUNT = "otel.dropped_events_count"
+OTEL_DROPPED_LINKS_COUNT = "otel.dropped_links_count"
+OTEL_SCOPE_NAME = "otel.scope.name"
+OTEL_SCOPE_VERSION = "otel.scope.version"
+OTEL_SCOPE_ATTRIBUTES = "otel.scope.attributes"
+OTEL_SCOPE_DROPPED_ATTRIBUTES_COUNT = "otel.scope.dropped_attributes_count"
+OTEL_SCOPE_SCHEMA_URL = "otel.scope.schema_url"
+OTEL_RESOURCE_DROPPED_ATTRIBUTES_COUNT = "otel.resource.dropped_attributes_count"
+OTEL_RESOURCE_SCHEMA_URL = "otel.resource.schema_url"
+
+# The OpenTelemetry span kinds, as OTEL_SPAN_KIND spells them (OTLP's SPAN_KIND_UNSPECIFIED is
+# no kind, and sets nothing). Final, so their types are the literal values.
+OTEL_SPAN_KIND_INTERNAL: Final = "internal"
+OTEL_SPAN_KIND_SERVER: Final = "server"
+OTEL_SPAN_KIND_CLIENT: Final = "client"
+OTEL_SPAN_KIND_PRODUCER: Final = "producer"
+OTEL_SPAN_KIND_CONSUMER: Final = "consumer"
