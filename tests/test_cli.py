@@ -299,3 +299,11 @@ def test_a_broken_first_line_of_a_collector_file_is_named(
     err = capsys.readouterr().err
     assert f"{path}:1: not valid JSON" in err
     assert f"{path}:1: 3 traces withheld because line 1 could not be read" in err
+
+
+def test_schema_dataset_prints_the_shipped_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["schema", "dataset"]) == 0
+    printed = orjson.loads(capsys.readouterr().out)
+    shipped = SAMPLE.parent.parent / "schemas" / "dataset.schema.json"
+    assert printed == orjson.loads(shipped.read_bytes())
+    assert printed["$id"] == "urn:trailcheck:schema:dataset:1"

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 
 from trailcheck import __version__
+from trailcheck.cases import dataset_json_schema
 from trailcheck.errors import InputError, TrailcheckError, UsageError
 from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
@@ -179,8 +180,18 @@ def traces_show(
 @schema_app.command("trace")
 def schema_trace() -> None:
     """The JSON Schema of one line of trailcheck JSONL."""
-    sys.stdout.write(orjson.dumps(trace_json_schema(), option=orjson.OPT_INDENT_2).decode())
+    _print_json(trace_json_schema())
+
+
+def _print_json(value: object) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
     sys.stdout.write("\n")
+
+
+@schema_app.command("dataset")
+def schema_dataset() -> None:
+    """The JSON Schema of a dataset file (YAML or JSON)."""
+    _print_json(dataset_json_schema())
 
 
 def run_cli(argv: list[str] | None = None) -> int:

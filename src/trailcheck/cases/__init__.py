@@ -1,0 +1,95 @@
+"""Cases and datasets: golden cases, dataset files (YAML or JSON) with every problem reported at
+once, versions that hash the canonical content, and the published JSON Schema."""
+
+from trailcheck.cases.case import (
+    Case,
+    CaseInput,
+    ExpectedInvocation,
+    ReviewStatus,
+    Split,
+    ToolMatch,
+)
+from trailcheck.cases.comparators import (
+    COMPARATOR_NAMES,
+    COMPARE_KEY,
+    AbsentComparator,
+    Comparator,
+    DateComparator,
+    DatetimeComparator,
+    ExactComparator,
+    NumberComparator,
+    OneOfComparator,
+    PresentComparator,
+    RegexComparator,
+    SubsetComparator,
+    TextComparator,
+)
+from trailcheck.cases.dataset import Dataset
+from trailcheck.cases.dump import dump_dataset, serialize_dataset
+from trailcheck.cases.formats import DatasetFormat
+from trailcheck.cases.load import load_dataset, parse_dataset
+from trailcheck.cases.policies import (
+    POLICY_NAMES,
+    AtMostPolicy,
+    ForbiddenPolicy,
+    MustPrecedePolicy,
+    PolicySpec,
+    RequiresConfirmationPolicy,
+)
+from trailcheck.cases.problems import DatasetError, Problem
+from trailcheck.cases.review import REVIEW_STATUSES, release_cases, status_counts
+from trailcheck.cases.schema import dataset_json_schema
+from trailcheck.cases.scorer_specs import (
+    BUILTIN_SCORER_NAMES,
+    SCORER_ENTRY_POINT_GROUP,
+    ScorerSpec,
+    known_scorer_names,
+)
+from trailcheck.cases.version import canonical_form, dataset_digest, dataset_version
+
+__all__ = [
+    "BUILTIN_SCORER_NAMES",
+    "COMPARATOR_NAMES",
+    "COMPARE_KEY",
+    "POLICY_NAMES",
+    "REVIEW_STATUSES",
+    "SCORER_ENTRY_POINT_GROUP",
+    "AbsentComparator",
+    "AtMostPolicy",
+    "Case",
+    "CaseInput",
+    "Comparator",
+    "Dataset",
+    "DatasetError",
+    "DatasetFormat",
+    "DateComparator",
+    "DatetimeComparator",
+    "ExactComparator",
+    "ExpectedInvocation",
+    "ForbiddenPolicy",
+    "MustPrecedePolicy",
+    "NumberComparator",
+    "OneOfComparator",
+    "PolicySpec",
+    "PresentComparator",
+    "Problem",
+    "RegexComparator",
+    "RequiresConfirmationPolicy",
+    "ReviewStatus",
+    "ScorerSpec",
+    "Split",
+    "SubsetComparator",
+    "TextComparator",
+    "ToolMatch",
+    "canonical_form",
+    "dataset_digest",
+    "dataset_json_schema",
+    "dataset_version",
+    "dump_dataset",
+    "known_scorer_names",
+    "load_dataset",
+    "parse_dataset",
+    "release_cases",
+    "serialize_dataset",
+    "status_counts",
+]

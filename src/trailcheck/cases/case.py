@@ -1,0 +1,113 @@
+"""A case (a golden): one input, and what a good run on it does, says and leaves behind.
+
+Every expectation is optional, and absent means *not checked*, never a vacuous pass. Where "no"
+and "not checked" differ, the model keeps them apart: ``expected_tools: []`` means no tool may be
+called, while an absent ``expected_tools`` (``None``) leaves the trajectory unchecked.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    JsonValue,
+    Tag,
+    ValidationInfo,
+    field_validator,
+)
+
+from trailcheck.cases.comparators import Comparator
+from trailcheck.cases.policies import PolicySpec
+from trailcheck.cases.scorer_specs import ScorerSpec
+from trailcheck.trace import Message
+
+Split = Literal["regression", "holdout", "calibration", "monitoring"]
+ToolMatch = Literal["exact", "in_order", "any_order"]
+ReviewStatus = Literal["candidate", "approved", "rejected"]
+Text = Annotated[str, Field(min_length=1)]
+
+
+def _input_kind(value: Any) -> str | None:
+    # One branch is tried, so an error names the input's real problem, not every alternative's.
+    if isinstance(value, str):
+        return "text"
+    return "messages" if isinstance(value, list) else None
+
+
+CaseInput = Annotated[
+    Annotated[str, Tag("text")] | Annotated[list[Message], Tag("messages"), Field(min_length=1)],
+    Discriminator(
+        _input_kind,
+        custom_error_type="input_type",
+        custom_error_message="expected text or a list of messages",
+    ),
+]
+"""What the agent is given: a user message as text, or a conversation (several user turns)."""
+
+
+class ExpectedInvocation(BaseModel):
+    """One expected call of ``tool``: a comparator per argument field that must match.
+
+    A tool may be expected several times; the arguments scorer pairs expectations with calls by
+    an optimal assignment. At least one field is named: that the call happens at all is the
+    trajectory's to check, and an expectation with nothing to compare would pass vacuously.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    tool: Text
+    arguments: dict[str, Comparator] = Field(min_length=1)
+
+
+class Case(BaseModel):
+    """A golden case. Only ``approved`` cases run as release tests."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    id: Text
+    input: CaseInput
+    split: Split = "regression"
+    failure_modes: list[Text] = Field(default_factory=list)
+    source_trace_ids: list[Text] = Field(default_factory=list)
+    expected_tools: list[Text] | None = None
+    tool_match: ToolMatch = "in_order"
+    tool_threshold: float = Field(1.0, ge=0.0, le=1.0)
+    expected_arguments: list[ExpectedInvocation] = Field(default_factory=list)
+    expected_state: dict[str, JsonValue] | None = None
+    reference_response: str | None = None
+    rubrics: list[Text] = Field(default_factory=list)
+    policies: list[PolicySpec] = Field(default_factory=list)
+    scorers: list[ScorerSpec] | None = None
+    # Before review_status, whose check reads it; validated when left out, so that the check runs.
+    reviewed_by: Text | None = None
+    review_status: ReviewStatus = Field("candidate", validate_default=True)
+    notes: str | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @field_validator("input")
+    @classmethod
+    def _has_a_user_turn(cls, value: str | list[Message]) -> str | list[Message]:
+        if isinstance(value, list) and not any(message.role == "user" for message in value):
+            raise ValueError("a conversation input has at least one user message")
+        return value
+
+    @field_validator("expected_state")
+    @classmethod
+    def _checks_something(cls, value: dict[str, JsonValue] | None) -> dict[str, JsonValue] | None:
+        if value == {}:
+            raise ValueError("an empty expected state checks nothing; leave it out instead")
+        return value
+
+    @field_validator("review_status")
+    @classmethod
+    def _approved_has_reviewer(cls, value: ReviewStatus, info: ValidationInfo) -> ReviewStatus:
+        # A field validator, not a model validator: it runs even when other fields are wrong, so
+        # a file's problems are all reported at once. A reviewed_by that failed its own
+        # validation is absent from info.data, and already reported.
+        if value == "approved" and "reviewed_by" in info.data and info.data["reviewed_by"] is None:
+            raise ValueError("an approved case names its reviewer: reviewed_by is missing")
+        return value

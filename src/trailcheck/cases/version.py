@@ -1,0 +1,68 @@
+"""The version of a dataset: a hash of its canonical content, shown as ``name@<12 hex>``.
+
+The canonical form is the dataset's full JSON form, every default written out, with what carries
+no meaning taken away:
+
+- key order (keys are sorted) and case order (cases are sorted by id, which is unique);
+- whether a default was written or left out, and shorthand against its spelled-out form (an
+  argument ``25`` is ``{"$compare": "exact", "value": 25}``): both load to the same model;
+- the order of lists that are sets: the dataset's ``tools``, a case's ``failure_modes`` and
+  ``source_trace_ids``;
+- the time zone an instant is written in (``datetime`` comparators are hashed in UTC);
+- ``25`` against ``25.0`` where the field is a number (``number`` comparators, thresholds).
+
+Everything else is meaning, including ordered lists (expected tools, rubrics, policies) and the
+types of literal values (exact comparison tells ``25`` from ``25.0``): changing it changes the
+version. Review fields and notes are content too, so approving a case makes a new version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any
+
+from trailcheck.cases.comparators import CANONICAL_CONTEXT
+
+if TYPE_CHECKING:
+    from trailcheck.cases.dataset import Dataset
+
+DIGEST_CHARS = 12
+_SET_FIELDS_OF_CASE = ("failure_modes", "source_trace_ids")
+
+
+def canonical_form(dataset: Dataset) -> dict[str, Any]:
+    """The dataset as plain JSON data in its canonical form (described in the module doc)."""
+    data: dict[str, Any] = dataset.model_dump(
+        mode="json", by_alias=True, context={CANONICAL_CONTEXT: True}
+    )
+    if data["tools"] is not None:
+        data["tools"] = sorted(data["tools"])
+    cases: list[dict[str, Any]] = data["cases"]
+    for case in cases:
+        for field in _SET_FIELDS_OF_CASE:
+            case[field] = sorted(case[field])
+    data["cases"] = sorted(cases, key=lambda case: str(case["id"]))
+    return data
+
+
+def canonical_bytes(dataset: Dataset) -> bytes:
+    """The canonical form as compact JSON with sorted keys: the bytes that are hashed."""
+    text = json.dumps(
+        canonical_form(dataset),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+    return text.encode()
+
+
+def dataset_digest(dataset: Dataset) -> str:
+    """The full sha256 of the canonical form, in hex."""
+    return hashlib.sha256(canonical_bytes(dataset)).hexdigest()
+
+
+def dataset_version(dataset: Dataset) -> str:
+    """``name@<first 12 hex digits of the digest>``."""
+    return f"{dataset.name}@{dataset_digest(dataset)[:DIGEST_CHARS]}"

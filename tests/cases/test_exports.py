@@ -1,0 +1,58 @@
+"""The public surface of trailcheck.cases is exactly this list."""
+
+from __future__ import annotations
+
+import trailcheck.cases
+
+
+def test_exported_names_are_pinned() -> None:
+    assert sorted(trailcheck.cases.__all__) == sorted(
+        [
+            "BUILTIN_SCORER_NAMES",
+            "COMPARATOR_NAMES",
+            "COMPARE_KEY",
+            "POLICY_NAMES",
+            "REVIEW_STATUSES",
+            "SCORER_ENTRY_POINT_GROUP",
+            "AbsentComparator",
+            "AtMostPolicy",
+            "Case",
+            "CaseInput",
+            "Comparator",
+            "Dataset",
+            "DatasetError",
+            "DatasetFormat",
+            "DateComparator",
+            "DatetimeComparator",
+            "ExactComparator",
+            "ExpectedInvocation",
+            "ForbiddenPolicy",
+            "MustPrecedePolicy",
+            "NumberComparator",
+            "OneOfComparator",
+            "PolicySpec",
+            "PresentComparator",
+            "Problem",
+            "RegexComparator",
+            "RequiresConfirmationPolicy",
+            "ReviewStatus",
+            "ScorerSpec",
+            "Split",
+            "SubsetComparator",
+            "TextComparator",
+            "ToolMatch",
+            "canonical_form",
+            "dataset_digest",
+            "dataset_json_schema",
+            "dataset_version",
+            "dump_dataset",
+            "known_scorer_names",
+            "load_dataset",
+            "parse_dataset",
+            "release_cases",
+            "serialize_dataset",
+            "status_counts",
+        ]
+    )
+    for name in trailcheck.cases.__all__:
+        assert hasattr(trailcheck.cases, name), name
