@@ -184,17 +184,20 @@ def test_an_unfinished_trace_is_evicted_over_the_limit_and_its_late_spans_reject
     provider = TracerProvider()
     provider.add_span_processor(collector)
     tracer = provider.get_tracer("t")
-    roots = [tracer.start_span(f"invoke_agent agent{i}") for i in range(3)]
-    for root in roots:
-        tracer.start_span("step", context=set_span_in_context(root)).end()
+    roots = []
+    for i in range(3):
+        roots.append(tracer.start_span(f"invoke_agent agent{i}"))
+        tracer.start_span("step", context=set_span_in_context(roots[-1])).end()
 
     assert collector.evicted_traces == 1
     assert collector.open_traces == 2
     [evicted] = collector.rejections
     oldest_id = f"{roots[0].get_span_context().trace_id:032x}"
     assert evicted.trace_id == oldest_id
-    assert "root span had not ended" in evicted.message
-    assert "1 span discarded" in evicted.message
+    assert evicted.message == (
+        f"trace {oldest_id!r} not assembled: evicted to keep at most 2 open traces;"
+        " 1 ended span discarded, 1 still running (each rejected as it ends)"
+    )
 
     for root in roots:
         root.end()
@@ -208,6 +211,7 @@ def test_an_unfinished_trace_is_evicted_over_the_limit_and_its_late_spans_reject
         f"{roots[0].get_span_context().span_id:016x}",
     )
     assert "evicted before it ended" in late.message
+    assert len(collector.rejections) == 2
 
 
 def test_a_trace_over_the_span_limit_is_rejected_whole() -> None:

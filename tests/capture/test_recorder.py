@@ -579,3 +579,51 @@ def test_misuse_is_a_usage_error() -> None:
         record_tool(lambda: (yield))
     with pytest.raises(UsageError, match="neither a text nor a list of messages"):
         Recorder(input=[{"role": "robot"}])
+
+
+def test_a_model_call_nested_in_another_reporting_usage_is_counted_once() -> None:
+    recorder = Recorder()
+    with recorder:
+        # A client library instrumented under the app's own model span: one call, two spans.
+        with recorder.model(model="gpt-4o") as outer:
+            recorder.model_call(model="gpt-4o", usage={"input_tokens": 10, "output_tokens": 4})
+            outer.record_reply(usage={"input_tokens": 10, "output_tokens": 4, "cost_usd": 0.5})
+        recorder.model_call(model="gpt-4o", usage={"input_tokens": 1, "cost_usd": 0.25})
+    usage = recorder.trace.usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens, usage.cost_usd) == (11, 4, 0.75)
+    root = root_of(recorder.trace)
+    assert root.duration_ns is not None
+    assert usage.latency_ms == root.duration_ns / 1e6
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        ({"input_messages": [{"role": "robot", "content": "x"}]}, "input_messages[0].role"),
+        ({"output_messages": [{"role": "assistant"}, "hi"]}, "output_messages[1]"),
+        ({"usage": {"input_tokens": -1}}, "usage.input_tokens"),
+        ({"usage": {"tokens": 3}}, "usage.tokens"),
+    ],
+)
+def test_bad_model_call_values_are_a_usage_error_naming_the_field(
+    call: dict[str, Any], field: str
+) -> None:
+    recorder = Recorder()
+    with recorder:
+        with pytest.raises(UsageError, match=re.escape(field)) as raised:
+            recorder.model_call(model="m", **call)
+        assert raised.value.__cause__ is None
+    # Nothing was recorded for the refused call: it is the caller's mistake, not a model error.
+    assert [span.kind for span in recorder.trace.spans] == ["agent"]
+
+
+def test_a_bad_reply_in_a_model_block_is_a_usage_error_naming_the_field() -> None:
+    with Recorder() as recorder, recorder.model(model="m") as call:
+        with pytest.raises(UsageError, match=r"usage\.output_tokens"):
+            call.record_reply(usage={"output_tokens": "many"})
+        call.record_reply(usage={"output_tokens": 2})
+    [llm] = [span for span in recorder.trace.spans if span.kind == "llm"]
+    assert llm.llm is not None
+    assert llm.llm.usage is not None
+    assert llm.llm.usage.output_tokens == 2

@@ -4,7 +4,8 @@ collector for agents instrumented with OpenTelemetry (ADK, LangGraph, OpenAI Age
 from trailcheck.capture.handles import ModelCallHandle, SpanHandle
 from trailcheck.capture.ids import IdFactory, RandomIds, SeededIds
 from trailcheck.capture.otel import TraceCollector
-from trailcheck.capture.recorder import Recorder, Snapshottable
+from trailcheck.capture.recorder import Recorder
+from trailcheck.capture.runs import Snapshottable
 from trailcheck.capture.tools import record_tool
 
 __all__ = [

@@ -6,9 +6,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
-from trailcheck.capture.handles import MessageLike, to_messages
+from trailcheck.capture.handles import MessageLike, checked_messages
 from trailcheck.errors import UsageError
 from trailcheck.trace import Message
 
@@ -20,8 +18,8 @@ def to_input(value: AgentInput | None) -> str | list[Message] | None:
     if value is None or isinstance(value, str):
         return value
     try:
-        return to_messages(value)
-    except ValidationError as error:
+        return checked_messages(value, "input")
+    except UsageError as error:
         raise UsageError(f"input is neither a text nor a list of messages: {error}") from None
 
 
@@ -44,7 +42,7 @@ def input_from_call(
         return first
     if isinstance(first, list | tuple) and all(isinstance(m, Message | Mapping) for m in first):
         try:
-            return to_messages(first)
-        except ValidationError:
+            return checked_messages(first, "input")
+        except UsageError:
             return None  # a list of dicts that are not messages is not an input
     return None

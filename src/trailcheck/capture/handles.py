@@ -5,25 +5,52 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from trailcheck.capture.jsonable import to_json_value
 from trailcheck.capture.recording import OpenSpan
+from trailcheck.errors import UsageError
 from trailcheck.trace import Message, ModelInvocation, Usage
 
 MessageLike = Message | Mapping[str, Any]
 UsageLike = Usage | Mapping[str, Any]
 
 
-def to_messages(messages: Sequence[MessageLike] | None) -> list[Message] | None:
-    """Messages, validated from the dicts (OpenAI shape) where dicts were given."""
+def checked_messages(messages: Sequence[MessageLike] | None, name: str) -> list[Message] | None:
+    """Messages, validated from the dicts (OpenAI shape) where dicts were given; a
+    :class:`UsageError` naming the argument, index and field (``output_messages[1].role``) of
+    the first that is not a message."""
     if messages is None:
         return None
-    return [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
+    checked: list[Message] = []
+    for index, message in enumerate(messages):
+        try:
+            checked.append(
+                message if isinstance(message, Message) else Message.model_validate(message)
+            )
+        except ValidationError as error:
+            raise _usage_error(f"{name}[{index}]", error) from None
+    return checked
 
 
-def to_usage(usage: UsageLike | None) -> Usage | None:
+def checked_usage(usage: UsageLike | None) -> Usage | None:
+    """The usage as a Usage, or a :class:`UsageError` naming the field (``usage.input_tokens``)."""
     if usage is None or isinstance(usage, Usage):
         return usage
-    return Usage.model_validate(usage)
+    try:
+        return Usage.model_validate(usage)
+    except ValidationError as error:
+        raise _usage_error("usage", error) from None
+
+
+def _usage_error(name: str, error: ValidationError) -> UsageError:
+    # The caller passed the value in code, so it is told which of its values is wrong, as a
+    # UsageError; pydantic's own error (with its URLs) would leak the model's internals.
+    problems = error.errors(include_url=False)
+    first = problems[0]
+    path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
+    more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+    return UsageError(f"{name}{path}: {first['msg']}{more}")
 
 
 class SpanHandle:
@@ -55,13 +82,14 @@ class ModelCallHandle(SpanHandle):
         response_model: str | None = None,
     ) -> None:
         """The model's answer, its token usage, and the model that answered when it differs
-        from the one requested (``gpt-4o`` requested, ``gpt-4o-2024-08-06`` answered)."""
+        from the one requested (``gpt-4o`` requested, ``gpt-4o-2024-08-06`` answered). A value
+        that is not valid is a :class:`UsageError` naming its field, and nothing is recorded."""
         llm = self._span.llm or ModelInvocation()
         update: dict[str, Any] = {}
         if output_messages is not None:
-            update["output_messages"] = to_messages(output_messages)
+            update["output_messages"] = checked_messages(output_messages, "output_messages")
         if usage is not None:
-            update["usage"] = to_usage(usage)
+            update["usage"] = checked_usage(usage)
         if response_model is not None:
             update["model"] = response_model
         self._span.llm = llm.model_copy(update=update)

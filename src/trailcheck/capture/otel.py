@@ -8,27 +8,39 @@
     ...  # run an agent instrumented with OpenTelemetry (ADK, LangGraph, OpenAI Agents SDK)
     [trace] = collector.traces
 
-Each ended span is read as a :class:`~trailcheck.ingest.records.RawSpan` and buffered with the
-other spans of its trace; when the trace's root span (no parent in this process) ends, the trace
-is assembled with :func:`trailcheck.ingest.assemble.assemble_traces`, through the same
-conventions as the OTLP importers. Nothing raises into the instrumented application, and nothing
-is dropped silently: every span ends up in a Trace or in a Rejection.
+The collector notes each span as it starts and reads it as a
+:class:`~trailcheck.ingest.records.RawSpan` when it ends, buffering it with the other spans of its
+trace. A trace is complete when a local root (a span with no parent in this process) has ended
+and every span that started in the trace has ended too; it is then assembled with
+:func:`trailcheck.ingest.assemble.assemble_traces`, through the same conventions as the OTLP
+importers. Nothing raises into the instrumented application, and nothing is dropped silently:
+every span ends up in a Trace or in a Rejection, and a trace never comes out with spans missing.
 
-- A trace that cannot be assembled (a bad span, an orphan, a span over ``max_spans_per_trace``)
-  becomes a Rejection; so does each span that cannot be read, and then its trace as a whole.
-- Spans of traces whose root never ends are held in at most ``max_open_traces`` buffers; opening
-  one more evicts the oldest, which becomes a Rejection and is counted in ``evicted_traces``.
-  Spans of an evicted trace that end later (its root included) are rejected too, so a trace
-  never comes out with part of it missing; the ids of the last ``max_open_traces`` evicted
-  traces are remembered for that.
-- A span that ends after its trace's root has ended starts a new buffer, so it comes out as a
-  Rejection when that buffer is evicted or the collector shuts down. (A second subtree of a
-  distributed trace, under another remote parent, comes out as a second Trace with the same id.)
-- ``force_flush`` has nothing to do: completed traces are delivered as their root ends, in the
-  thread that ended it, and open traces stay open since their roots may still end.
-- ``shutdown`` turns every open trace into a Rejection (its root never ended: without the root a
-  trace cannot be assembled faithfully) and clears the buffers; spans that end later are
-  rejected.
+- A span that never ends keeps its trace from completing: the trace stays open until it is
+  evicted or the collector shuts down, and is then rejected, since delivering it would leave
+  that span out.
+- One trace id gives one Trace: spans under two local roots (two requests of a distributed trace
+  handled here at once, each with a remote parent) come out together, a Trace with several
+  roots (``trace.tree.roots``), once both subtrees have ended. A span of the trace that starts
+  after it was delivered starts a new buffer: under a new remote parent it is a new Trace with
+  the same id; under an ended local span it is an orphan, rejected.
+- A trace that cannot be assembled (a bad span, an orphan, a span over
+  ``max_spans_per_trace``) becomes a Rejection; so does each span that cannot be read, and then
+  its trace as a whole. So does a trace with a span that ended without the collector having seen
+  it start (the collector was added to the provider during the trace, or an earlier part of the
+  trace was evicted and forgotten, see below): spans of it may have ended unseen.
+- Spans of unfinished traces are held in at most ``max_open_traces`` buffers; opening one more
+  evicts the one least recently active, which becomes a Rejection and is counted in
+  ``evicted_traces``. An evicted trace is remembered with the spans of it still running, and
+  each of them (and each span that starts in it later) is rejected as it ends; it is forgotten
+  when none is left running. At most ``max_open_traces`` evicted traces are remembered: when more
+  are, the oldest is forgotten, and the spans of it that end later make a buffer whose starts the
+  collector did not see, rejected whole as above. Forgetting changes how the rest of a trace is
+  rejected, never whether it is.
+- ``force_flush`` has nothing to do: completed traces are delivered as their last span ends, in
+  the thread that ended it, and open traces stay open since their spans may still end.
+- ``shutdown`` turns every open trace into a Rejection and clears the buffers; spans that end
+  later are rejected.
 
 Results go to ``on_trace`` / ``on_rejection`` when given, and are kept in ``traces`` /
 ``rejections`` unless ``keep=False``; ``drain()`` takes the kept ones out, so a long-running
@@ -48,6 +60,7 @@ from typing import TypeVar
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 from opentelemetry.sdk.trace import Span as SdkSpan
+from opentelemetry.trace import SpanContext
 
 from trailcheck.capture.otel_spans import is_local_root, raw_span_from_otel
 from trailcheck.errors import RecordError, UsageError
@@ -62,15 +75,23 @@ T = TypeVar("T")
 @dataclass(slots=True)
 class _OpenTrace:
     spans: list[RawSpan] = field(default_factory=list)
+    running: set[str] = field(default_factory=set)  # ids of spans started here, not yet ended
+    roots_ended: int = 0  # local roots among the ended spans
+    unseen_starts: int = 0  # spans that ended without this buffer having seen them start
     over_limit: int = 0  # spans past max_spans_per_trace, counted, not kept
     unreadable: int = 0  # spans that could not be read, each already a Rejection
 
+    @property
+    def complete(self) -> bool:
+        return self.roots_ended > 0 and not self.running
+
 
 class TraceCollector(SpanProcessor):
-    """An OpenTelemetry SDK span processor that assembles Traces as their root spans end.
+    """An OpenTelemetry SDK span processor that assembles each Trace once all of its spans
+    have ended.
 
-    Thread-safe: the SDK calls ``on_end`` from whichever thread ends a span. See the module
-    docstring for what happens to unfinished, late and bad traces.
+    Thread-safe: the SDK calls ``on_start`` and ``on_end`` from whichever thread starts or ends
+    a span. See the module docstring for what happens to unfinished, late and bad traces.
     """
 
     def __init__(
@@ -92,18 +113,19 @@ class TraceCollector(SpanProcessor):
         self._max_open_traces = max_open_traces
         self._max_spans_per_trace = max_spans_per_trace
         self._lock = threading.Lock()
-        self._open: OrderedDict[str, _OpenTrace] = OrderedDict()  # oldest first
+        self._open: OrderedDict[str, _OpenTrace] = OrderedDict()  # least recently active first
         self._traces: list[Trace] = []
         self._rejections: list[Rejection] = []
         self._evicted_traces = 0
-        self._recently_evicted: OrderedDict[str, None] = OrderedDict()  # bounded like _open
+        # Evicted traces with spans still running: trace id -> those spans' ids (oldest first).
+        self._evicted: OrderedDict[str, set[str]] = OrderedDict()
         self._shut_down = False
 
     # -- what was collected ----------------------------------------------------------------
 
     @property
     def traces(self) -> list[Trace]:
-        """The traces assembled so far (a copy), in the order their roots ended."""
+        """The traces assembled so far (a copy), in the order they completed."""
         with self._lock:
             return list(self._traces)
 
@@ -121,7 +143,7 @@ class TraceCollector(SpanProcessor):
 
     @property
     def open_traces(self) -> int:
-        """How many traces have spans buffered and a root that has not ended."""
+        """How many unfinished traces are buffered (spans running, or no local root ended)."""
         with self._lock:
             return len(self._open)
 
@@ -135,37 +157,51 @@ class TraceCollector(SpanProcessor):
     # -- the SpanProcessor interface -------------------------------------------------------
 
     def on_start(self, span: SdkSpan, parent_context: Context | None = None) -> None:
-        """Nothing to do: a span is read once it has ended."""
+        """Note the span as running in its trace, which is not complete until it ends."""
+        if span.context is None:
+            return
+        trace_id, span_id = _ids_of(span.context)
+        rejections: list[Rejection] = []
+        with self._lock:
+            if self._shut_down:
+                return
+            evicted_running = self._evicted.get(trace_id)
+            if evicted_running is not None:
+                evicted_running.add(span_id)  # rejected when it ends, like the rest of its trace
+            else:
+                self._buffer(trace_id, rejections).running.add(span_id)
+        self._deliver([], rejections)
 
     def on_end(self, span: ReadableSpan) -> None:
-        trace_id = _trace_id_of(span)
+        if span.context is None:
+            return  # the SDK never ends a span without a context; there is nothing to file it by
+        trace_id, span_id = _ids_of(span.context)
         try:
             raw: RawSpan | None = raw_span_from_otel(span, self.source)
             rejections: list[Rejection] = []
         except RecordError as error:
             raw, rejections = None, [Rejection.from_error(error, trace_id=trace_id)]
-        complete: _OpenTrace | None = None
-        if trace_id is not None:
-            with self._lock:
-                complete = self._take(trace_id, raw, is_local_root(span), rejections)
+        with self._lock:
+            complete = self._take(trace_id, span_id, raw, is_local_root(span), rejections)
         traces: list[Trace] = []
-        if complete is not None and trace_id is not None:
+        if complete is not None:
             traces = self._assemble(trace_id, complete, rejections)
         self._deliver(traces, rejections)
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        """Always True at once: completed traces are delivered when their root ends."""
+        """Always True at once: completed traces are delivered when their last span ends."""
         return True
 
     def shutdown(self) -> None:
-        """Reject every open trace (its root never ended) and clear the buffers."""
+        """Reject every open trace (unfinished) and clear the buffers."""
         with self._lock:
             self._shut_down = True
             unfinished, self._open = self._open, OrderedDict()
+            self._evicted.clear()  # every span that ends from now on is rejected anyway
         self._deliver(
             [],
             [
-                self._unfinished(tid, buffered, "at shutdown")
+                self._unfinished(tid, buffered, "unfinished at shutdown")
                 for tid, buffered in unfinished.items()
             ],
         )
@@ -173,52 +209,82 @@ class TraceCollector(SpanProcessor):
     # -- internals -------------------------------------------------------------------------
 
     def _take(
-        self, trace_id: str, raw: RawSpan | None, is_root: bool, rejections: list[Rejection]
+        self,
+        trace_id: str,
+        span_id: str,
+        raw: RawSpan | None,
+        is_root: bool,
+        rejections: list[Rejection],
     ) -> _OpenTrace | None:
         """Buffer one ended span (lock held; ``raw`` is None when it could not be read); the
-        trace's buffer when this span was its root. Rejections found go to ``rejections``."""
+        trace's buffer when this span completed it. Rejections found go to ``rejections``."""
         refusal = None
         if self._shut_down:
             refusal = "it ended after the collector shut down"
-        elif trace_id in self._recently_evicted:
+        elif trace_id in self._evicted:
             refusal = "its trace was evicted before it ended"
+            running = self._evicted[trace_id]
+            running.discard(span_id)
+            if not running:  # nothing of it left to reject: see the module docstring
+                del self._evicted[trace_id]
         if refusal is not None:
             if raw is not None:
                 message = f"span {raw.name!r} not collected: {refusal}"
                 rejections.append(
                     Rejection(
-                        source=self.source, message=message, span_id=raw.span_id, trace_id=trace_id
+                        source=self.source, message=message, span_id=span_id, trace_id=trace_id
                     )
                 )
             return None
-        buffered = self._open.get(trace_id)
-        if buffered is None:
-            buffered = self._open[trace_id] = _OpenTrace()
-            self._evict_over_limit(rejections)
+        buffered = self._buffer(trace_id, rejections)
+        if span_id in buffered.running:
+            buffered.running.remove(span_id)
+        else:
+            buffered.unseen_starts += 1
         if raw is None:
             buffered.unreadable += 1
         elif len(buffered.spans) < self._max_spans_per_trace:
             buffered.spans.append(raw)
         else:
             buffered.over_limit += 1
-        return self._open.pop(trace_id) if is_root else None
+        if is_root:
+            buffered.roots_ended += 1
+        return self._open.pop(trace_id) if buffered.complete else None
 
-    def _evict_over_limit(self, rejections: list[Rejection]) -> None:
+    def _buffer(self, trace_id: str, rejections: list[Rejection]) -> _OpenTrace:
+        """The open buffer of ``trace_id``, made (evicting over the limit) when there is none,
+        and marked as the most recently active (lock held)."""
+        buffered = self._open.get(trace_id)
+        if buffered is not None:
+            self._open.move_to_end(trace_id)
+            return buffered
+        buffered = self._open[trace_id] = _OpenTrace()
         while len(self._open) > self._max_open_traces:
             evicted_id, evicted = self._open.popitem(last=False)
             self._evicted_traces += 1
-            self._recently_evicted[evicted_id] = None
-            if len(self._recently_evicted) > self._max_open_traces:
-                self._recently_evicted.popitem(last=False)
-            reason = f"evicted to keep at most {self._max_open_traces} open traces"
-            rejections.append(self._unfinished(evicted_id, evicted, reason))
+            if evicted.running:
+                self._evicted[evicted_id] = evicted.running
+                if len(self._evicted) > self._max_open_traces:
+                    self._evicted.popitem(last=False)
+            rejections.append(self._unfinished(evicted_id, evicted, self._eviction_reason()))
+        return buffered
+
+    def _eviction_reason(self) -> str:
+        limit = self._max_open_traces
+        return f"evicted to keep at most {limit} open trace{'s' if limit != 1 else ''}"
 
     def _assemble(
         self, trace_id: str, buffered: _OpenTrace, rejections: list[Rejection]
     ) -> list[Trace]:
         """The trace of a complete buffer, or nothing and its rejection in ``rejections``."""
         problem = None
-        if buffered.unreadable:
+        if buffered.unseen_starts:
+            problem = (
+                f"{buffered.unseen_starts} of its spans started before the collector saw them"
+                " start (it was added during the trace, or part of the trace was evicted), so"
+                " spans of it may be missing"
+            )
+        elif buffered.unreadable:
             problem = f"{buffered.unreadable} of its spans could not be read (rejected above)"
         elif buffered.over_limit:
             problem = (
@@ -242,11 +308,16 @@ class TraceCollector(SpanProcessor):
             rejections.append(Rejection(source=self.source, message=message, trace_id=trace_id))
         return traces
 
-    def _unfinished(self, trace_id: str, buffered: _OpenTrace, when: str) -> Rejection:
-        count = len(buffered.spans) + buffered.over_limit + buffered.unreadable
+    def _unfinished(self, trace_id: str, buffered: _OpenTrace, why: str) -> Rejection:
+        ended = len(buffered.spans) + buffered.over_limit + buffered.unreadable
+        running = len(buffered.running)
+        if running:
+            state = f"{running} still running (each rejected as it ends)"
+        else:
+            state = "no local root span had ended"
         message = (
-            f"trace {trace_id!r} not assembled: its root span had not ended ({when});"
-            f" {count} span{'s' if count != 1 else ''} discarded"
+            f"trace {trace_id!r} not assembled: {why}; {ended} ended"
+            f" span{'s' if ended != 1 else ''} discarded, {state}"
         )
         return Rejection(source=self.source, message=message, trace_id=trace_id)
 
@@ -273,5 +344,5 @@ def _call_reporting_errors(callback: Callable[[T], None], value: T, name: str) -
         logger.exception("TraceCollector %s callback raised", name)
 
 
-def _trace_id_of(span: ReadableSpan) -> str | None:
-    return None if span.context is None else f"{span.context.trace_id:032x}"
+def _ids_of(context: SpanContext) -> tuple[str, str]:
+    return f"{context.trace_id:032x}", f"{context.span_id:016x}"

@@ -9,6 +9,14 @@ A span whose parent is remote (the agent ran inside a request traced by another 
 root of what this process saw: it is read with no parent, and the remote parent's id is kept in
 the attribute ``trailcheck.otel.remote_parent_id``, so the trace assembles from what is here
 while still saying where it hangs in the distributed trace.
+
+What OTLP records beside the attributes is read too, into the RawSpan fields the importers fill
+(kept as the reserved ``otel.*`` attributes of :mod:`trailcheck.ingest.otel_attributes`): the
+span kind, the W3C trace state, the flags as the OTLP exporters write them (the W3C trace flags
+in bits 0-7; bit 8 set, since whether the parent is remote is known; bit 9 when it is), links
+(each with its own context's flags), the dropped attribute, event and link counts (an event's in
+its attributes), and the instrumentation scope's version, attributes and schema URL and the
+resource's schema URL.
 """
 
 from __future__ import annotations
@@ -19,13 +27,27 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace import StatusCode as OtelStatusCode
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.records import RawSpan
-from trailcheck.trace import SpanEvent, StatusCode
+from trailcheck.ingest.otel_attributes import event_attributes
+from trailcheck.ingest.records import OtelSpanKind, RawSpan, SpanLink
+from trailcheck.trace import SpanEvent, StatusCode, semconv
 
 REMOTE_PARENT_ATTRIBUTE: Final = "trailcheck.otel.remote_parent_id"
+
+# OTLP's SpanFlags: whether the parent's (or a link's) is_remote is known, and its value.
+_HAS_IS_REMOTE: Final = 0x100
+_IS_REMOTE: Final = 0x200
+
+_SPAN_KINDS: Final[Mapping[SpanKind, OtelSpanKind]] = {
+    SpanKind.INTERNAL: semconv.OTEL_SPAN_KIND_INTERNAL,
+    SpanKind.SERVER: semconv.OTEL_SPAN_KIND_SERVER,
+    SpanKind.CLIENT: semconv.OTEL_SPAN_KIND_CLIENT,
+    SpanKind.PRODUCER: semconv.OTEL_SPAN_KIND_PRODUCER,
+    SpanKind.CONSUMER: semconv.OTEL_SPAN_KIND_CONSUMER,
+}
 
 _STATUS_CODES: Final[Mapping[OtelStatusCode, StatusCode]] = {
     OtelStatusCode.UNSET: "unset",
@@ -60,8 +82,12 @@ def raw_span_from_otel(span: ReadableSpan, source: str) -> RawSpan:
         SpanEvent(
             name=event.name,
             time_ns=event.timestamp,
-            attributes=_plain_mapping(
-                event.attributes or {}, f"events[{index}].attributes", source, span_id
+            attributes=event_attributes(
+                _plain_mapping(
+                    event.attributes or {}, f"events[{index}].attributes", source, span_id
+                ),
+                event.dropped_attributes,
+                f"events[{index}].attributes",
             ),
         )
         for index, event in enumerate(span.events)
@@ -80,6 +106,41 @@ def raw_span_from_otel(span: ReadableSpan, source: str) -> RawSpan:
         events=events,
         resource=_plain_mapping(span.resource.attributes, "resource", source, span_id),
         scope_name=scope.name if scope is not None else None,
+        otel_kind=_SPAN_KINDS[span.kind],
+        trace_state=context.trace_state.to_header() or None,
+        flags=_flags(context.trace_flags, span.parent is not None and span.parent.is_remote),
+        links=[
+            _link(link, f"links[{index}]", source, span_id) for index, link in enumerate(span.links)
+        ],
+        dropped_attributes_count=span.dropped_attributes,
+        dropped_events_count=span.dropped_events,
+        dropped_links_count=span.dropped_links,
+        scope_version=(scope.version or None) if scope is not None else None,
+        scope_attributes=(
+            _plain_mapping(scope.attributes or {}, "scope.attributes", source, span_id)
+            if scope is not None
+            else {}
+        ),
+        scope_schema_url=(scope.schema_url or None) if scope is not None else None,
+        resource_schema_url=span.resource.schema_url or None,
+    )
+
+
+def _flags(trace_flags: int, is_remote: bool) -> int:
+    """OTLP flags: the W3C trace flags, and whether the context they go with is remote (which
+    is known here: bit 8)."""
+    return trace_flags | _HAS_IS_REMOTE | (_IS_REMOTE if is_remote else 0)
+
+
+def _link(link: Link, path: str, source: str, span_id: str) -> SpanLink:
+    context = link.context
+    return SpanLink(
+        trace_id=f"{context.trace_id:032x}",
+        span_id=f"{context.span_id:016x}",
+        trace_state=context.trace_state.to_header() or None,
+        attributes=_plain_mapping(link.attributes or {}, f"{path}.attributes", source, span_id),
+        flags=_flags(context.trace_flags, context.is_remote),
+        dropped_attributes_count=link.dropped_attributes,
     )
 
 

@@ -26,6 +26,7 @@ from trailcheck.trace import (
     Status,
     ToolInvocation,
     Usage,
+    summed_usage,
 )
 
 # Attribute naming the fields whose recorded value is a repr() (see trailcheck.capture.jsonable).
@@ -220,19 +221,9 @@ class Recording:
 
 
 def trace_usage(spans: list[Span], root_id: str) -> Usage:
-    """Tokens and cost summed over the llm spans that report them; latency of the root span."""
-    reported = [s.llm.usage for s in spans if s.llm is not None and s.llm.usage is not None]
+    """Tokens and cost as every source sums them (:func:`trailcheck.trace.usage.summed_usage`:
+    a model call instrumented twice counts once); latency, the duration of the run's root span."""
     root = next(span for span in spans if span.span_id == root_id)
-
-    def total(values: list[int | None]) -> int | None:
-        known = [value for value in values if value is not None]
-        return sum(known) if known else None
-
-    costs = [u.cost_usd for u in reported if u.cost_usd is not None]
     duration = root.duration_ns
-    return Usage(
-        input_tokens=total([u.input_tokens for u in reported]),
-        output_tokens=total([u.output_tokens for u in reported]),
-        cost_usd=sum(costs) if costs else None,
-        latency_ms=None if duration is None else duration / 1e6,
-    )
+    summed = summed_usage(spans) or Usage()
+    return summed.model_copy(update={"latency_ms": None if duration is None else duration / 1e6})

@@ -1,0 +1,33 @@
+"""Deterministic scorers: each grades one aspect of a trace against a case, and explains itself.
+
+A scorer returns a :class:`Score`, or ``None`` when the case does not ask for its check; one
+that raises is recorded as a :class:`ScorerFailure` by :func:`run_scorer`.
+"""
+
+from trailcheck.scorers.arguments import ArgumentsScorer, pair_invocations
+from trailcheck.scorers.assignment import min_cost_assignment
+from trailcheck.scorers.calls import ErroredCalls
+from trailcheck.scorers.comparison import Mismatch, compare_field
+from trailcheck.scorers.dates import parse_date
+from trailcheck.scorers.registry import scorer_classes, scorer_from_spec, scorer_to_spec
+from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
+from trailcheck.scorers.trajectory import TrajectoryScorer, trajectory_value
+
+__all__ = [
+    "ArgumentsScorer",
+    "ErroredCalls",
+    "Mismatch",
+    "Score",
+    "Scorer",
+    "ScorerFailure",
+    "TrajectoryScorer",
+    "compare_field",
+    "min_cost_assignment",
+    "pair_invocations",
+    "parse_date",
+    "run_scorer",
+    "scorer_classes",
+    "scorer_from_spec",
+    "scorer_to_spec",
+    "trajectory_value",
+]

@@ -1,0 +1,126 @@
+"""The arguments scorer: the case's ``expected_arguments`` against the calls' arguments.
+
+Expected invocations of a tool are paired with the actual calls of that tool by an optimal
+assignment: the pairing matches the most fields in all, and among such pairings the one that
+keeps order best (least squared distance between an expectation's and its call's position
+among that tool's). An expectation left without a call (fewer calls than expectations) has
+every field mismatched. Value = matched fields / expected fields. No ``expected_arguments``
+produces no Score.
+
+Reasons name a field as ``tool[k].field``, ``k`` counting the case's expectations of that tool
+from 0: ``reschedule_delivery[0].date: expected 2026-06-19, got 2026-06-17``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from trailcheck.cases import Case, ExpectedInvocation, ScorerSpec
+from trailcheck.scorers.assignment import min_cost_assignment
+from trailcheck.scorers.calls import ErroredCalls, considered_calls
+from trailcheck.scorers.comparison import Mismatch, compare_field
+from trailcheck.scorers.registry import scorer_to_spec
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import ToolCall, Trace
+
+
+def mismatches(expected: ExpectedInvocation, call: ToolCall) -> dict[str, Mismatch]:
+    """Each expected field that ``call`` does not satisfy, by field name."""
+    found = {
+        key: compare_field(comparator, call.arguments, key)
+        for key, comparator in expected.arguments.items()
+    }
+    return {key: mismatch for key, mismatch in found.items() if mismatch is not None}
+
+
+def pair_invocations(
+    expected: Sequence[ExpectedInvocation], calls: Sequence[ToolCall]
+) -> dict[int, int]:
+    """Expectation index → call index, by the optimal assignment the module describes."""
+    if not expected or not calls:
+        return {}
+    matched = [[len(e.arguments) - len(mismatches(e, c)) for c in calls] for e in expected]
+    longest = max(len(expected), len(calls))
+    # Order only breaks ties: its whole possible total weighs less than one matched field.
+    scale = min(len(expected), len(calls)) * longest**2 + 1
+    cost = [
+        [(i - j) ** 2 - scale * matched[i][j] for j in range(len(calls))]
+        for i in range(len(expected))
+    ]
+    return dict(min_cost_assignment(cost))
+
+
+@dataclass(slots=True)
+class _Tally:
+    """What the expectations of every tool add up to, filled in one tool at a time."""
+
+    matched: int = 0
+    total: int = 0
+    problems: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+
+    def add_tool(
+        self, tool: str, expected: Sequence[ExpectedInvocation], calls: Sequence[ToolCall]
+    ) -> None:
+        pairing = pair_invocations(expected, calls)
+        for k, invocation in enumerate(expected):
+            fields = len(invocation.arguments)
+            self.total += fields
+            if k not in pairing:
+                self.problems.append(
+                    f"{tool}[{k}]: no call to pair with"
+                    f" ({len(expected)} expected, {len(calls)} made)"
+                )
+                continue
+            call = calls[pairing[k]]
+            self.evidence.append(call.span_id)
+            missed = mismatches(invocation, call)
+            self.matched += fields - len(missed)
+            self.problems.extend(f"{tool}[{k}].{key}: {m}" for key, m in missed.items())
+
+
+@dataclass(frozen=True)
+class ArgumentsScorer:
+    """Expected argument fields matched by the calls; passed iff value >= ``threshold``.
+
+    ``errored_calls`` says whether a call that errored may be paired with an expectation.
+    """
+
+    name: ClassVar[str] = "arguments"
+    version: ClassVar[str] = "1"
+
+    threshold: float = 1.0
+    errored_calls: ErroredCalls = "count"
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"threshold is between 0 and 1, got {self.threshold}")
+
+    def to_spec(self) -> ScorerSpec:
+        return scorer_to_spec(self)
+
+    def score(self, trace: Trace, case: Case) -> Score | None:
+        if not case.expected_arguments:
+            return None
+        calls_by_tool: defaultdict[str, list[ToolCall]] = defaultdict(list)
+        for call in considered_calls(trace, ignore_tools=(), errored_calls=self.errored_calls):
+            calls_by_tool[call.name].append(call)
+        expected_by_tool: dict[str, list[ExpectedInvocation]] = defaultdict(list)
+        for invocation in case.expected_arguments:
+            expected_by_tool[invocation.tool].append(invocation)
+        tally = _Tally()
+        for tool, expected in expected_by_tool.items():
+            tally.add_tool(tool, expected, calls_by_tool[tool])
+        value = tally.matched / tally.total
+        reason = "; ".join([f"arguments {ratio(tally.matched, tally.total)}", *tally.problems])
+        return Score(
+            scorer=self.name,
+            value=value,
+            passed=value >= self.threshold,
+            threshold=self.threshold,
+            reason=reason,
+            evidence=tuple(tally.evidence),
+        )

@@ -1,0 +1,161 @@
+"""The trajectory scorer: the sequence of tools called against the case's ``expected_tools``.
+
+Modes (the case's ``tool_match``):
+
+- ``exact``: 1 when the called sequence equals the expected one, else 0;
+- ``in_order``: recall of the longest common subsequence, the fraction of the expected sequence
+  that appears in the calls in order;
+- ``any_order``: multiset recall, the fraction of expected calls (with repeats) that were made.
+
+Precision (matched / called) is reported beside recall, so a wandering agent shows. In ``exact``
+mode the reason also gives the in-order figures, to say how far off the sequence is.
+``expected_tools: []`` means no tool may be called: 1 with no calls, else 0, and it fails
+whatever the threshold. An absent ``expected_tools`` produces no Score.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from trailcheck.cases import Case, ScorerSpec, ToolMatch
+from trailcheck.scorers.calls import ErroredCalls, considered_calls
+from trailcheck.scorers.registry import scorer_to_spec
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class Matching:
+    """How many expected tools were matched, and which expected and called ones were not."""
+
+    matched: int
+    missing: tuple[str, ...]
+    extra: tuple[str, ...]
+
+
+def in_order_matching(expected: Sequence[str], called: Sequence[str]) -> Matching:
+    """A longest common subsequence; ties resolved the same way every time (earliest first)."""
+    rows, cols = len(expected), len(called)
+    # lcs[i][j]: the LCS length of expected[i:] and called[j:].
+    lcs = [[0] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(rows - 1, -1, -1):
+        for j in range(cols - 1, -1, -1):
+            if expected[i] == called[j]:
+                lcs[i][j] = lcs[i + 1][j + 1] + 1
+            else:
+                lcs[i][j] = max(lcs[i + 1][j], lcs[i][j + 1])
+    missing: list[str] = []
+    extra: list[str] = []
+    i = j = 0
+    while i < rows and j < cols:
+        if expected[i] == called[j]:
+            i, j = i + 1, j + 1
+        elif lcs[i + 1][j] >= lcs[i][j + 1]:
+            missing.append(expected[i])
+            i += 1
+        else:
+            extra.append(called[j])
+            j += 1
+    missing.extend(expected[i:])
+    extra.extend(called[j:])
+    return Matching(lcs[0][0], tuple(missing), tuple(extra))
+
+
+def any_order_matching(expected: Sequence[str], called: Sequence[str]) -> Matching:
+    """Multiset intersection: each call matches at most one expected occurrence."""
+    missing = Counter(expected) - Counter(called)
+    extra = Counter(called) - Counter(expected)
+    return Matching(len(expected) - missing.total(), _take(expected, missing), _take(called, extra))
+
+
+def _take(names: Sequence[str], surplus: Counter[str]) -> tuple[str, ...]:
+    """The first ``surplus[name]`` occurrences of each name, in the order of ``names``."""
+    left = Counter(surplus)
+    taken: list[str] = []
+    for name in names:
+        if left[name] > 0:
+            taken.append(name)
+            left[name] -= 1
+    return tuple(taken)
+
+
+def _listing(label: str, names: Sequence[str]) -> str:
+    return f"; {label} {', '.join(names)}" if names else ""
+
+
+def _details(mode: ToolMatch, expected: Sequence[str], called: Sequence[str]) -> str:
+    """``in_order recall 2/3=0.667; precision 2/3=0.667; missing ...; extra ...``."""
+    match = any_order_matching if mode == "any_order" else in_order_matching
+    matching = match(expected, called)
+    return (
+        f"{mode} recall {ratio(matching.matched, len(expected))};"
+        f" precision {ratio(matching.matched, len(called))}"
+        f"{_listing('missing', matching.missing)}{_listing('extra', matching.extra)}"
+    )
+
+
+def trajectory_value(mode: ToolMatch, expected: Sequence[str], called: Sequence[str]) -> float:
+    """The value of ``called`` against a non-empty ``expected`` in ``mode``."""
+    if mode == "exact":
+        return 1.0 if list(expected) == list(called) else 0.0
+    match = in_order_matching if mode == "in_order" else any_order_matching
+    return match(expected, called).matched / len(expected)
+
+
+@dataclass(frozen=True)
+class TrajectoryScorer:
+    """Tools called against ``expected_tools`` in the case's ``tool_match`` mode.
+
+    ``ignore_tools`` are left out of both sequences (e.g. ``think``); ``errored_calls`` says
+    whether a call that errored counts as a call.
+    """
+
+    name: ClassVar[str] = "trajectory"
+    version: ClassVar[str] = "1"
+
+    ignore_tools: tuple[str, ...] = ()
+    errored_calls: ErroredCalls = "count"
+
+    def to_spec(self) -> ScorerSpec:
+        return scorer_to_spec(self)
+
+    def score(self, trace: Trace, case: Case) -> Score | None:
+        if case.expected_tools is None:
+            return None
+        calls = considered_calls(
+            trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
+        )
+        called = [call.name for call in calls]
+        expected = [name for name in case.expected_tools if name not in self.ignore_tools]
+        evidence = tuple(call.span_id for call in calls)
+        if not expected:
+            value = 0.0 if called else 1.0
+            reason = "no tool may be called; " + (
+                f"called {len(called)}: {', '.join(called)}" if called else "none was"
+            )
+            return Score(
+                scorer=self.name,
+                value=value,
+                passed=not called,
+                threshold=1.0,
+                reason=reason,
+                evidence=evidence,
+            )
+        mode = case.tool_match
+        value = trajectory_value(mode, expected, called)
+        if mode == "exact":
+            verdict = "sequence equal" if value == 1.0 else "sequence differs"
+            reason = f"exact {value:.0f}: {verdict}; {_details('in_order', expected, called)}"
+        else:
+            reason = _details(mode, expected, called)
+        return Score(
+            scorer=self.name,
+            value=value,
+            passed=value >= case.tool_threshold,
+            threshold=case.tool_threshold,
+            reason=reason,
+            evidence=evidence,
+        )

@@ -1,0 +1,28 @@
+"""The public surface of trailcheck.scorers is exactly this list."""
+
+from __future__ import annotations
+
+import trailcheck.scorers
+
+
+def test_exported_names_are_pinned() -> None:
+    assert sorted(trailcheck.scorers.__all__) == [
+        "ArgumentsScorer",
+        "ErroredCalls",
+        "Mismatch",
+        "Score",
+        "Scorer",
+        "ScorerFailure",
+        "TrajectoryScorer",
+        "compare_field",
+        "min_cost_assignment",
+        "pair_invocations",
+        "parse_date",
+        "run_scorer",
+        "scorer_classes",
+        "scorer_from_spec",
+        "scorer_to_spec",
+        "trajectory_value",
+    ]
+    for name in trailcheck.scorers.__all__:
+        assert hasattr(trailcheck.scorers, name), name
