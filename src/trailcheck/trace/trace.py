@@ -75,24 +75,24 @@ def _tool_order(span: Span) -> tuple[int, int, int, str]:
 _DERIVED_VIEWS = ("tree", "tool_calls")
 
 
-def _check_no_parent_cycle(spans: list[Span]) -> None:
-    """Every span reaches a root by following parents. Linear: each span is walked once."""
-    parent_of = {span.span_id: span.parent_id for span in spans}
-    reaches_root: set[str] = set()
-    for span in spans:
-        path: list[str] = []
-        on_path: set[str] = set()
-        current: str | None = span.span_id
+def _check_no_parent_cycle(parent_of: dict[str, str | None]) -> None:
+    """Every span reaches a root by following parents (all parents present). Linear: each span
+    is walked once; a span marked False is on the chain being walked, True reaches a root."""
+    reaches_root: dict[str, bool] = {}
+    for span_id in parent_of:
+        chain: list[str] = []
+        current: str | None = span_id
         while current is not None and current not in reaches_root:
-            if current in on_path:
-                cycle = [*path[path.index(current) :], current]
-                raise ValueError(
-                    f"span {current!r} is its own ancestor: parent cycle {' -> '.join(cycle)}"
-                )
-            path.append(current)
-            on_path.add(current)
+            reaches_root[current] = False
+            chain.append(current)
             current = parent_of[current]
-        reaches_root.update(path)
+        if current is not None and not reaches_root[current]:
+            cycle = [*chain[chain.index(current) :], current]
+            raise ValueError(
+                f"span {current!r} is its own ancestor: parent cycle {' -> '.join(cycle)}"
+            )
+        for member in chain:
+            reaches_root[member] = True
 
 
 class Trace(BaseModel):
@@ -112,8 +112,8 @@ class Trace(BaseModel):
 
     @model_validator(mode="after")
     def _check_integrity(self) -> Self:
-        span_ids = {span.span_id for span in self.spans}
-        if len(span_ids) != len(self.spans):
+        parent_of = {span.span_id: span.parent_id for span in self.spans}
+        if len(parent_of) != len(self.spans):
             counts = Counter(span.span_id for span in self.spans)
             duplicates = sorted(span_id for span_id, n in counts.items() if n > 1)
             raise ValueError(f"duplicate span ids: {', '.join(duplicates)}")
@@ -123,11 +123,11 @@ class Trace(BaseModel):
                     f"span {span.span_id!r} belongs to trace {span.trace_id!r},"
                     f" not {self.trace_id!r}"
                 )
-            if span.parent_id is not None and span.parent_id not in span_ids:
+            if span.parent_id is not None and span.parent_id not in parent_of:
                 raise ValueError(
                     f"span {span.span_id!r} is an orphan: its parent {span.parent_id!r} is absent"
                 )
-        _check_no_parent_cycle(self.spans)
+        _check_no_parent_cycle(parent_of)
         return self
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
