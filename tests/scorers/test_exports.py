@@ -8,11 +8,17 @@ import trailcheck.scorers
 def test_exported_names_are_pinned() -> None:
     assert sorted(trailcheck.scorers.__all__) == [
         "ArgumentsScorer",
+        "ClaimRule",
+        "EfficiencyScorer",
         "ErroredCalls",
+        "GroundingScorer",
         "Mismatch",
+        "ResponseScorer",
         "Score",
         "Scorer",
         "ScorerFailure",
+        "StateScorer",
+        "TerminationScorer",
         "TrajectoryScorer",
         "compare_field",
         "min_cost_assignment",

@@ -63,5 +63,22 @@ def test_bad_setting_values_are_reported() -> None:
 
 
 def test_known_but_unbuilt_scorer_is_an_input_error() -> None:
-    with pytest.raises(InputError, match="unknown registered scorer 'state'"):
-        scorer_from_spec(ScorerSpec.model_validate({"name": "state"}))
+    # "policy" is a name datasets may use (cases.BUILTIN_SCORER_NAMES) but no scorer exists yet.
+    with pytest.raises(InputError, match="unknown registered scorer 'policy'"):
+        scorer_from_spec(ScorerSpec.model_validate({"name": "policy"}))
+
+
+def test_every_built_in_is_registered_through_the_entry_point_group() -> None:
+    from importlib.metadata import entry_points
+
+    registered = {point.name for point in entry_points(group="trailcheck.scorers")}
+    assert registered == {
+        "arguments",
+        "efficiency",
+        "grounding",
+        "response",
+        "state",
+        "termination",
+        "trajectory",
+    }
+    assert set(scorer_classes()) == registered

@@ -9,17 +9,28 @@ from trailcheck.scorers.assignment import min_cost_assignment
 from trailcheck.scorers.calls import ErroredCalls
 from trailcheck.scorers.comparison import Mismatch, compare_field
 from trailcheck.scorers.dates import parse_date
+from trailcheck.scorers.efficiency import EfficiencyScorer
+from trailcheck.scorers.grounding import GroundingScorer
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec, scorer_to_spec
+from trailcheck.scorers.response import ResponseScorer
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
+from trailcheck.scorers.state import StateScorer
+from trailcheck.scorers.termination import ClaimRule, TerminationScorer
 from trailcheck.scorers.trajectory import TrajectoryScorer, trajectory_value
 
 __all__ = [
     "ArgumentsScorer",
+    "ClaimRule",
+    "EfficiencyScorer",
     "ErroredCalls",
+    "GroundingScorer",
     "Mismatch",
+    "ResponseScorer",
     "Score",
     "Scorer",
     "ScorerFailure",
+    "StateScorer",
+    "TerminationScorer",
     "TrajectoryScorer",
     "compare_field",
     "min_cost_assignment",

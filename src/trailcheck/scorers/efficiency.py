@@ -1,0 +1,321 @@
+"""The efficiency scorer: did the run do its work without waste, within its budget?
+
+Checks, each enabled by its setting (``None`` turns a check off):
+
+- **redundant calls** (``max_identical_calls``, default 2): no tool is called with canonically
+  equal arguments more than N times. Canonical: object key order does not matter and a number
+  is its value (25 equals 25.0), while ``true`` is not ``1`` and ``"25"`` is not ``25``.
+- **loops** (``loop_repeats``, default 3): no run of two or more consecutive calls is repeated
+  K or more times back to back (``a b a b a b`` is the run ``a b`` three times). The run must
+  not itself be a repetition of a shorter one, so ``a a a a a a`` is not a loop: a single call
+  repeated is the redundancy check's to find. ``loop_match`` says when two calls are the same:
+  ``arguments`` (default: the same tool with canonically equal arguments) or ``tool`` (the same
+  tool name, whatever the arguments: catches an agent going round with varied queries).
+- **tool calls** (``max_tool_calls``) and **model calls** (``max_model_calls``, llm spans not
+  nested under another llm span, so one call instrumented twice counts once).
+- **latency** (``max_latency_ms``): ``trace.usage.latency_ms``, else the trace's span duration.
+- **tokens** (``max_tokens``, input + output) and **cost** (``max_cost_usd``): each figure from
+  ``trace.usage`` when recorded there, else summed over the llm spans (:func:`summed_usage`).
+
+A ceiling whose figure was not recorded fails, saying so: an unknown figure is never a pass.
+Tool checks look at the calls left after ``ignore_tools`` and ``errored_calls``.
+
+Value = checks passed / checks enabled; passed iff every check passes (threshold 1.0). The
+scorer produces no Score when every check is off. Evidence: the spans named by the failed
+checks, or the calls checked when none failed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from trailcheck.cases import Case, ScorerSpec
+from trailcheck.scorers.calls import ErroredCalls, considered_calls
+from trailcheck.scorers.comparison import render
+from trailcheck.scorers.registry import scorer_to_spec
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Span, ToolCall, Trace, Usage, summed_usage
+
+LoopMatch = Literal["arguments", "tool"]
+"""When two calls count as the same for the loop detector."""
+
+
+def canonical(value: Any) -> Hashable:
+    """A hashable form equal for canonically equal JSON values: key order ignored, numbers by
+    value (25 == 25.0), booleans, numbers, text and null kept apart."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not math.isfinite(value):
+            return ("number", repr(value))
+        return ("number", value)  # 25 and 25.0 are equal and hash alike
+    if isinstance(value, str):
+        return ("text", value)
+    if value is None:
+        return ("null",)
+    if isinstance(value, dict):
+        return ("object", tuple(sorted((str(k), canonical(v)) for k, v in value.items())))
+    if isinstance(value, list | tuple):
+        return ("array", tuple(canonical(item) for item in value))
+    return ("other", repr(value))
+
+
+def call_key(call: ToolCall) -> Hashable:
+    """A call as the redundancy check compares calls: its tool and canonical arguments."""
+    return (call.name, canonical(call.arguments))
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """``block`` (calls ``start .. start + len(block)``) repeated ``repeats`` times in a row."""
+
+    start: int
+    block: tuple[Hashable, ...]
+    repeats: int
+
+
+def _is_primitive(block: Sequence[Hashable]) -> bool:
+    """Not a repetition of a shorter block (``a b`` is; ``a b a b`` and ``a a`` are not)."""
+    size = len(block)
+    return not any(
+        size % period == 0 and list(block) == list(block[:period]) * (size // period)
+        for period in range(1, size)
+    )
+
+
+def find_loops(keys: Sequence[Hashable], min_repeats: int) -> list[Loop]:
+    """Every maximal stretch where a primitive run of length >= 2 repeats ``min_repeats`` or
+    more times in a row, by run length then start."""
+    found: list[Loop] = []
+    for size in range(2, len(keys) // min_repeats + 1):
+        matches = [keys[j] == keys[j + size] for j in range(len(keys) - size)] + [False]
+        start = 0
+        for j, match in enumerate(matches):
+            if match:
+                continue
+            repeats = (j - start + size) // size  # keys[start : j + size] has period ``size``
+            block = tuple(keys[start : start + size])
+            if repeats >= min_repeats and _is_primitive(block):
+                found.append(Loop(start, block, repeats))
+            start = j + 1
+    return found
+
+
+def model_calls(trace: Trace) -> list[Span]:
+    """The llm spans that are not under another llm span (a call instrumented twice is one)."""
+    by_id = {span.span_id: span for span in trace.spans}
+
+    def nested(span: Span) -> bool:
+        parent = span.parent_id
+        while parent is not None:
+            if by_id[parent].kind == "llm":
+                return True
+            parent = by_id[parent].parent_id
+        return False
+
+    return [span for span in trace.spans if span.kind == "llm" and not nested(span)]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One check's outcome: its label, what it found and the spans that show it."""
+
+    label: str
+    passed: bool
+    details: tuple[str, ...]
+    evidence: tuple[str, ...] = ()
+
+
+def _ids(calls: Sequence[ToolCall]) -> str:
+    return ", ".join(call.span_id for call in calls)
+
+
+def _number(value: float) -> str:
+    """``1500000`` as it is, ``0.02`` as it is: no exponent for whole numbers."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _ceiling(label: str, figure: float | None, limit: float, source: str, unit: str) -> Check:
+    """``tokens 1200 <= 2000 (from trace.usage)``, or a failure naming the missing figure."""
+    if figure is None:
+        detail = f"not recorded ({source}), so the ceiling {_number(limit)} fails"
+        return Check(label, False, (detail,))
+    verdict = "<=" if figure <= limit else ">"
+    detail = f"{_number(figure)}{unit} {verdict} {_number(limit)}{unit} {source}"
+    return Check(label, figure <= limit, (detail,))
+
+
+def _usage_figure(
+    trace: Trace, pick: Callable[[Usage], float | None], name: str
+) -> tuple[float | None, str]:
+    """A usage figure and where it came from: trace.usage first, else summed over llm spans."""
+    if trace.usage is not None and pick(trace.usage) is not None:
+        return pick(trace.usage), "(from trace.usage)"
+    summed = summed_usage(trace.spans)
+    if summed is not None and pick(summed) is not None:
+        return pick(summed), "(summed over llm spans)"
+    return None, f"no {name} in trace.usage or llm spans"
+
+
+@dataclass(frozen=True)
+class EfficiencyScorer:
+    """Redundancy, loops, call counts and budget ceilings; see the module for each check."""
+
+    name: ClassVar[str] = "efficiency"
+    version: ClassVar[str] = "1"
+
+    max_identical_calls: int | None = 2
+    loop_repeats: int | None = 3
+    loop_match: LoopMatch = "arguments"
+    max_tool_calls: int | None = None
+    max_model_calls: int | None = None
+    max_latency_ms: float | None = None
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+    ignore_tools: tuple[str, ...] = ()
+    errored_calls: ErroredCalls = "count"
+
+    def __post_init__(self) -> None:
+        minimums = {
+            "max_identical_calls": 1,
+            "loop_repeats": 2,
+            "max_tool_calls": 0,
+            "max_model_calls": 0,
+            "max_latency_ms": 0,
+            "max_tokens": 0,
+            "max_cost_usd": 0,
+        }
+        for setting, minimum in minimums.items():
+            value = getattr(self, setting)
+            if value is not None and value < minimum:
+                raise ValueError(f"{setting} is at least {minimum}, got {value}")
+
+    def to_spec(self) -> ScorerSpec:
+        return scorer_to_spec(self)
+
+    def checks(self, trace: Trace) -> list[Check]:
+        """The outcome of every enabled check, in the module's order."""
+        calls = considered_calls(
+            trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
+        )
+        found: list[Check] = []
+        if self.max_identical_calls is not None:
+            found.append(self._redundancy(calls, self.max_identical_calls))
+        if self.loop_repeats is not None:
+            found.append(self._loops(calls, self.loop_repeats))
+        if self.max_tool_calls is not None:
+            found.append(_count("tool calls", [c.span_id for c in calls], self.max_tool_calls))
+        if self.max_model_calls is not None:
+            spans = [span.span_id for span in model_calls(trace)]
+            found.append(_count("model calls", spans, self.max_model_calls))
+        found.extend(self._budget(trace))
+        return found
+
+    def _redundancy(self, calls: Sequence[ToolCall], limit: int) -> Check:
+        groups: defaultdict[Hashable, list[ToolCall]] = defaultdict(list)
+        for call in calls:
+            groups[call_key(call)].append(call)
+        over = [group for group in groups.values() if len(group) > limit]
+        details = tuple(
+            f"{g[0].name} {render(g[0].arguments)} {len(g)} times > {limit} at {_ids(g)}"
+            for g in over
+        )
+        evidence = tuple(call.span_id for group in over for call in group)
+        if not over:
+            details = (f"no call made more than {limit} times",)
+        return Check("redundant calls", not over, details, evidence)
+
+    def _loops(self, calls: Sequence[ToolCall], min_repeats: int) -> Check:
+        keys = [call.name if self.loop_match == "tool" else call_key(call) for call in calls]
+        loops = find_loops(keys, min_repeats)
+        details: list[str] = []
+        evidence: list[str] = []
+        for loop in loops:
+            stretch = calls[loop.start : loop.start + loop.repeats * len(loop.block)]
+            names = " -> ".join(call.name for call in stretch[: len(loop.block)])
+            details.append(
+                f"{names} repeated {loop.repeats} times >= {min_repeats} at {_ids(stretch)}"
+            )
+            evidence.extend(call.span_id for call in stretch)
+        if not loops:
+            details.append(f"no run of 2+ calls repeated {min_repeats} times in a row")
+        return Check("loops", not loops, tuple(details), tuple(dict.fromkeys(evidence)))
+
+    def _budget(self, trace: Trace) -> list[Check]:
+        found: list[Check] = []
+        if self.max_latency_ms is not None:
+            latency, source = _latency(trace)
+            found.append(_ceiling("latency", latency, self.max_latency_ms, source, "ms"))
+        if self.max_tokens is not None:
+            tokens, source = _tokens(trace)
+            found.append(_ceiling("tokens", tokens, self.max_tokens, source, ""))
+        if self.max_cost_usd is not None:
+            cost, source = _usage_figure(trace, lambda u: u.cost_usd, "cost_usd")
+            found.append(_ceiling("cost", cost, self.max_cost_usd, source, " USD"))
+        return found
+
+    def score(self, trace: Trace, case: Case) -> Score | None:
+        checks = self.checks(trace)
+        if not checks:
+            return None
+        passed = [check for check in checks if check.passed]
+        failed = [check for check in checks if not check.passed]
+        entries = [
+            f"{'failed' if not check.passed else 'ok'} {check.label}: {detail}"
+            for check in [*failed, *passed]
+            for detail in check.details
+        ]
+        reason = "; ".join(
+            [f"efficiency {ratio(len(passed), len(checks))} checks passed", *entries]
+        )
+        evidence = [span_id for check in failed for span_id in check.evidence]
+        if not failed:
+            evidence = [
+                call.span_id
+                for call in considered_calls(
+                    trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
+                )
+            ]
+        return Score(
+            scorer=self.name,
+            value=len(passed) / len(checks),
+            passed=not failed,
+            threshold=1.0,
+            reason=reason,
+            evidence=tuple(dict.fromkeys(evidence)),
+        )
+
+
+def _count(label: str, span_ids: Sequence[str], limit: int) -> Check:
+    """``tool calls 7 > 5``, naming the calls past the limit."""
+    if len(span_ids) <= limit:
+        return Check(label, True, (f"{len(span_ids)} <= {limit}",))
+    over = tuple(span_ids[limit:])
+    return Check(
+        label, False, (f"{len(span_ids)} > {limit}; past the limit {', '.join(over)}",), over
+    )
+
+
+def _latency(trace: Trace) -> tuple[float | None, str]:
+    if trace.usage is not None and trace.usage.latency_ms is not None:
+        return trace.usage.latency_ms, "(from trace.usage)"
+    duration = trace.duration_ns
+    if duration is not None:
+        return duration / 1e6, "(span duration)"
+    return None, "no latency_ms in trace.usage and a span has not ended"
+
+
+def _tokens(trace: Trace) -> tuple[float | None, str]:
+    """Input + output tokens; both figures must be known, or the total is unknown."""
+    inputs, in_source = _usage_figure(trace, lambda u: u.input_tokens, "input_tokens")
+    outputs, out_source = _usage_figure(trace, lambda u: u.output_tokens, "output_tokens")
+    if inputs is None:
+        return None, in_source
+    if outputs is None:
+        return None, out_source
+    source = in_source if in_source == out_source else f"{in_source[:-1]}; output {out_source[1:]}"
+    return inputs + outputs, source
