@@ -138,6 +138,15 @@ class DatetimeComparator(TaggedSpec):
         return handler(value.astimezone(UTC) if canonical else value)
 
 
+def valid_regex(pattern: str) -> str:
+    """``pattern`` unchanged when it compiles as a Python regular expression; else ValueError."""
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise ValueError(f"not a valid regular expression: {error}") from None
+    return pattern
+
+
 class RegexComparator(TaggedSpec):
     """Text matching ``pattern`` (Python syntax): the whole text, or anywhere when ``full_match``
     is false."""
@@ -148,14 +157,7 @@ class RegexComparator(TaggedSpec):
     ignore_case: bool = False
     full_match: bool = True
 
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, pattern: str) -> str:
-        try:
-            re.compile(pattern)
-        except re.error as error:
-            raise ValueError(f"not a valid regular expression: {error}") from None
-        return pattern
+    _compiles = field_validator("pattern")(valid_regex)
 
 
 class OneOfComparator(TaggedSpec):

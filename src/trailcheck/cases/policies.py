@@ -8,11 +8,11 @@ tools (``tool_fields``), so that a dataset that declares its tools can check the
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
 
+from trailcheck.cases.comparators import valid_regex
 from trailcheck.cases.naming import unknown_name_message
 from trailcheck.cases.tagged import TaggedSpec
 
@@ -64,14 +64,7 @@ class RequiresConfirmationPolicy(_PolicySpec):
     name: Literal["requires_confirmation_before"] = "requires_confirmation_before"
     confirmation: str = DEFAULT_CONFIRMATION
 
-    @field_validator("confirmation")
-    @classmethod
-    def _compiles(cls, pattern: str) -> str:
-        try:
-            re.compile(pattern)
-        except re.error as error:
-            raise ValueError(f"not a valid regular expression: {error}") from None
-        return pattern
+    _compiles = field_validator("confirmation")(valid_regex)
 
 
 _POLICIES: tuple[type[_PolicySpec], ...] = (
