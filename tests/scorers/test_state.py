@@ -13,7 +13,8 @@ from pydantic import TypeAdapter
 
 from trailcheck.cases import Case
 from trailcheck.scorers import Score
-from trailcheck.scorers.state import StateScorer, compare_state, leaf_count, pair_most_matched
+from trailcheck.scorers.assignment import pair_most_matched
+from trailcheck.scorers.state import StateScorer, compare_state, leaf_count
 from trailcheck.testing import TraceBuilder
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from trailcheck.cases import Case, ExpectedInvocation, ScorerSpec
-from trailcheck.scorers.assignment import min_cost_assignment
+from trailcheck.scorers.assignment import pair_most_matched
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.comparison import Mismatch, compare_field
 from trailcheck.scorers.registry import scorer_to_spec
@@ -43,14 +43,7 @@ def pair_invocations(
     if not expected or not calls:
         return {}
     matched = [[len(e.arguments) - len(mismatches(e, c)) for c in calls] for e in expected]
-    longest = max(len(expected), len(calls))
-    # Order only breaks ties: its whole possible total weighs less than one matched field.
-    scale = min(len(expected), len(calls)) * longest**2 + 1
-    cost = [
-        [(i - j) ** 2 - scale * matched[i][j] for j in range(len(calls))]
-        for i in range(len(expected))
-    ]
-    return dict(min_cost_assignment(cost))
+    return pair_most_matched(matched)
 
 
 @dataclass(slots=True)

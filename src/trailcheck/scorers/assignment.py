@@ -76,3 +76,15 @@ def _augment(
         before = previous[current]
         row_of[current] = row_of[before]
         current = before
+
+
+def pair_most_matched(matched: Sequence[Sequence[int]]) -> dict[int, int]:
+    """Row → column, maximising the total of ``matched``; order breaks ties (least squared
+    distance between row and column index)."""
+    if not matched or not matched[0]:
+        return {}
+    rows, columns = len(matched), len(matched[0])
+    # Order only breaks ties: its whole possible total weighs less than one matched leaf.
+    scale = min(rows, columns) * max(rows, columns) ** 2 + 1
+    cost = [[(i - j) ** 2 - scale * matched[i][j] for j in range(columns)] for i in range(rows)]
+    return dict(min_cost_assignment(cost))

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import orjson
 
 from trailcheck.cases import Case, ScorerSpec
-from trailcheck.scorers.assignment import min_cost_assignment
+from trailcheck.scorers.assignment import pair_most_matched
 from trailcheck.scorers.comparison import json_equal
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import Score, ratio
@@ -97,18 +97,6 @@ def leaf_count(expected: Any) -> int:
 
 def _miss(expected: Any, difference: str) -> StateComparison:
     return StateComparison(0, leaf_count(expected), (difference,))
-
-
-def pair_most_matched(matched: Sequence[Sequence[int]]) -> dict[int, int]:
-    """Row → column, maximising the total of ``matched``; order breaks ties (least squared
-    distance between row and column index)."""
-    if not matched or not matched[0]:
-        return {}
-    rows, columns = len(matched), len(matched[0])
-    # Order only breaks ties: its whole possible total weighs less than one matched leaf.
-    scale = min(rows, columns) * max(rows, columns) ** 2 + 1
-    cost = [[(i - j) ** 2 - scale * matched[i][j] for j in range(columns)] for i in range(rows)]
-    return dict(min_cost_assignment(cost))
 
 
 @dataclass(frozen=True, slots=True)
