@@ -38,6 +38,7 @@ def test_trace_exports() -> None:
         "ToolInvocation",
         "Trace",
         "Usage",
+        "canonical_json",
         "parse_json_text",
         "summed_usage",
     ]

@@ -100,8 +100,9 @@ class TraceBuilder:
         model: str = "scripted",
         input_tokens: int | None = None,
         output_tokens: int | None = None,
+        input_messages: list[Message] | None = None,
     ) -> Self:
-        """Add a model call that answered ``output``."""
+        """Add a model call that answered ``output``, having seen ``input_messages``."""
         start, end = self._next_times()
         index = len(self._children)
         messages = None if output is None else [Message(role="assistant", content=output)]
@@ -117,7 +118,12 @@ class TraceBuilder:
                 kind="llm",
                 start_ns=start,
                 end_ns=end,
-                llm=ModelInvocation(model=model, output_messages=messages, usage=usage),
+                llm=ModelInvocation(
+                    model=model,
+                    input_messages=input_messages,
+                    output_messages=messages,
+                    usage=usage,
+                ),
             )
         )
         return self

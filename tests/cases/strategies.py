@@ -11,23 +11,25 @@ from tests.trace.strategies import json_objects, json_values
 from trailcheck.cases import (
     BUILTIN_SCORER_NAMES,
     AbsentComparator,
-    AtMostPolicy,
     Case,
     Dataset,
     DateComparator,
     DatetimeComparator,
     ExactComparator,
     ExpectedInvocation,
-    ForbiddenPolicy,
-    MustPrecedePolicy,
     NumberComparator,
     OneOfComparator,
     PresentComparator,
     RegexComparator,
-    RequiresConfirmationPolicy,
     ScorerSpec,
     SubsetComparator,
     TextComparator,
+)
+from trailcheck.policy import (
+    AtMostPolicy,
+    ForbiddenPolicy,
+    MustPrecedePolicy,
+    RequiresConfirmationPolicy,
 )
 from trailcheck.trace import Message
 

@@ -11,7 +11,6 @@ from tests.cases.reading import parse_problems, places, problems_of
 from trailcheck.cases import (
     DateComparator,
     ExactComparator,
-    MustPrecedePolicy,
     NumberComparator,
     OneOfComparator,
     RegexComparator,
@@ -21,6 +20,7 @@ from trailcheck.cases import (
     parse_dataset,
 )
 from trailcheck.errors import InputError
+from trailcheck.policy import MustPrecedePolicy
 from trailcheck.trace import Message
 
 # --- the good fixtures ---------------------------------------------------------------------------

@@ -11,9 +11,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from trailcheck.cases import (
     COMPARATOR_NAMES,
-    POLICY_NAMES,
     AbsentComparator,
-    AtMostPolicy,
     Case,
     Comparator,
     Dataset,
@@ -21,18 +19,22 @@ from trailcheck.cases import (
     DatetimeComparator,
     ExactComparator,
     ExpectedInvocation,
-    ForbiddenPolicy,
-    MustPrecedePolicy,
     NumberComparator,
     OneOfComparator,
-    PolicySpec,
     PresentComparator,
     RegexComparator,
-    RequiresConfirmationPolicy,
     ScorerSpec,
     SubsetComparator,
     TextComparator,
     known_scorer_names,
+)
+from trailcheck.policy import (
+    POLICY_NAMES,
+    AtMostPolicy,
+    ForbiddenPolicy,
+    MustPrecedePolicy,
+    PolicySpec,
+    RequiresConfirmationPolicy,
 )
 from trailcheck.trace import Message
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 
-from trailcheck.cases import COMPARATOR_NAMES, POLICY_NAMES, dataset_json_schema
+from trailcheck.cases import COMPARATOR_NAMES, dataset_json_schema
+from trailcheck.policy import POLICY_NAMES
 
 
 def test_the_shipped_schema_file_is_the_generated_one() -> None:

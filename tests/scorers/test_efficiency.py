@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from trailcheck.cases import Case
-from trailcheck.scorers.efficiency import EfficiencyScorer, canonical, find_loops, model_calls
+from trailcheck.scorers.efficiency import EfficiencyScorer, find_loops, model_calls
 from trailcheck.scorers.score import Score
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import ModelInvocation, Span, Trace, Usage
@@ -50,10 +50,6 @@ def test_canonically_equal_arguments_are_redundant() -> None:
 
 
 def test_types_keep_calls_apart() -> None:
-    assert canonical({"a": 1, "b": [2.0]}) == canonical({"b": [2], "a": 1.0})
-    assert canonical(True) != canonical(1)
-    assert canonical("25") != canonical(25)
-    assert canonical(None) != canonical("null")
     trace = _trace(("t", {"x": True}), ("t", {"x": 1}), ("t", {"x": "1"}))
     assert _score(trace).passed
 

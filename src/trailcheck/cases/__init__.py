@@ -28,14 +28,6 @@ from trailcheck.cases.dataset import Dataset
 from trailcheck.cases.dump import dump_dataset, serialize_dataset
 from trailcheck.cases.formats import DatasetFormat
 from trailcheck.cases.load import load_dataset, parse_dataset
-from trailcheck.cases.policies import (
-    POLICY_NAMES,
-    AtMostPolicy,
-    ForbiddenPolicy,
-    MustPrecedePolicy,
-    PolicySpec,
-    RequiresConfirmationPolicy,
-)
 from trailcheck.cases.problems import DatasetError, Problem
 from trailcheck.cases.review import REVIEW_STATUSES, release_cases, status_counts
 from trailcheck.cases.schema import dataset_json_schema
@@ -51,11 +43,9 @@ __all__ = [
     "BUILTIN_SCORER_NAMES",
     "COMPARATOR_NAMES",
     "COMPARE_KEY",
-    "POLICY_NAMES",
     "REVIEW_STATUSES",
     "SCORER_ENTRY_POINT_GROUP",
     "AbsentComparator",
-    "AtMostPolicy",
     "Case",
     "CaseInput",
     "Comparator",
@@ -66,15 +56,11 @@ __all__ = [
     "DatetimeComparator",
     "ExactComparator",
     "ExpectedInvocation",
-    "ForbiddenPolicy",
-    "MustPrecedePolicy",
     "NumberComparator",
     "OneOfComparator",
-    "PolicySpec",
     "PresentComparator",
     "Problem",
     "RegexComparator",
-    "RequiresConfirmationPolicy",
     "ReviewStatus",
     "ScorerSpec",
     "Split",

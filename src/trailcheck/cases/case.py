@@ -21,8 +21,8 @@ from pydantic import (
 )
 
 from trailcheck.cases.comparators import Comparator
-from trailcheck.cases.policies import PolicySpec
 from trailcheck.cases.scorer_specs import ScorerSpec
+from trailcheck.policy import PolicySpec
 from trailcheck.trace import Message
 
 Split = Literal["regression", "holdout", "calibration", "monitoring"]

@@ -38,8 +38,9 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from trailcheck.cases.naming import unknown_name_message
-from trailcheck.cases.tagged import TaggedSpec
+from trailcheck.specs.naming import unknown_name_message
+from trailcheck.specs.patterns import valid_regex
+from trailcheck.specs.tagged import TaggedSpec
 
 COMPARE_KEY = "$compare"
 # Serialisation context key under which the canonical form (the version hash) is produced.
@@ -136,15 +137,6 @@ class DatetimeComparator(TaggedSpec):
         # The same instant written in another zone means the same: the canonical form is in UTC.
         canonical = isinstance(info.context, dict) and info.context.get(CANONICAL_CONTEXT)
         return handler(value.astimezone(UTC) if canonical else value)
-
-
-def valid_regex(pattern: str) -> str:
-    """``pattern`` unchanged when it compiles as a Python regular expression; else ValueError."""
-    try:
-        re.compile(pattern)
-    except re.error as error:
-        raise ValueError(f"not a valid regular expression: {error}") from None
-    return pattern
 
 
 class RegexComparator(TaggedSpec):

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from trailcheck.cases.naming import closest_hint
-from trailcheck.cases.policies import POLICY_TOOL_FIELDS
+from trailcheck.policy import POLICY_TOOL_FIELDS
+from trailcheck.specs.naming import closest_hint
 
 # Where something is, inside the dataset or inside a case: ("policies", 0, "before").
 Location = tuple[str | int, ...]

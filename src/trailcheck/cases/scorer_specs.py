@@ -16,7 +16,7 @@ from importlib.metadata import entry_points
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
-from trailcheck.cases.naming import unknown_name_message
+from trailcheck.specs.naming import unknown_name_message
 
 SCORER_ENTRY_POINT_GROUP = "trailcheck.scorers"
 BUILTIN_SCORER_NAMES: frozenset[str] = frozenset(

@@ -10,7 +10,17 @@ from trailcheck.scorers.calls import ErroredCalls
 from trailcheck.scorers.comparison import Mismatch, compare_field
 from trailcheck.scorers.dates import parse_date
 from trailcheck.scorers.efficiency import EfficiencyScorer
+from trailcheck.scorers.grade import (
+    DEFAULT_SCORER_ORDER,
+    GENERIC_SCORERS,
+    Grade,
+    GradeStatus,
+    case_scorers,
+    default_scorers,
+    grade,
+)
 from trailcheck.scorers.grounding import GroundingScorer
+from trailcheck.scorers.policy import PolicyScorer
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec, scorer_to_spec
 from trailcheck.scorers.response import ResponseScorer
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
@@ -19,12 +29,17 @@ from trailcheck.scorers.termination import ClaimRule, TerminationScorer
 from trailcheck.scorers.trajectory import TrajectoryScorer, trajectory_value
 
 __all__ = [
+    "DEFAULT_SCORER_ORDER",
+    "GENERIC_SCORERS",
     "ArgumentsScorer",
     "ClaimRule",
     "EfficiencyScorer",
     "ErroredCalls",
+    "Grade",
+    "GradeStatus",
     "GroundingScorer",
     "Mismatch",
+    "PolicyScorer",
     "ResponseScorer",
     "Score",
     "Scorer",
@@ -32,7 +47,10 @@ __all__ = [
     "StateScorer",
     "TerminationScorer",
     "TrajectoryScorer",
+    "case_scorers",
     "compare_field",
+    "default_scorers",
+    "grade",
     "min_cost_assignment",
     "pair_invocations",
     "parse_date",

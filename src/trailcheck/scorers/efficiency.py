@@ -27,46 +27,25 @@ checks, or the calls checked when none failed.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.comparison import render
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import Score, ratio
-from trailcheck.trace import Span, ToolCall, Trace, Usage, summed_usage
+from trailcheck.trace import Span, ToolCall, Trace, Usage, canonical_json, summed_usage
 
 LoopMatch = Literal["arguments", "tool"]
 """When two calls count as the same for the loop detector."""
 
 
-def canonical(value: Any) -> Hashable:
-    """A hashable form equal for canonically equal JSON values: key order ignored, numbers by
-    value (25 == 25.0), booleans, numbers, text and null kept apart."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, int | float):
-        if isinstance(value, float) and not math.isfinite(value):
-            return ("number", repr(value))
-        return ("number", value)  # 25 and 25.0 are equal and hash alike
-    if isinstance(value, str):
-        return ("text", value)
-    if value is None:
-        return ("null",)
-    if isinstance(value, dict):
-        return ("object", tuple(sorted((str(k), canonical(v)) for k, v in value.items())))
-    if isinstance(value, list | tuple):
-        return ("array", tuple(canonical(item) for item in value))
-    return ("other", repr(value))
-
-
 def call_key(call: ToolCall) -> Hashable:
     """A call as the redundancy check compares calls: its tool and canonical arguments."""
-    return (call.name, canonical(call.arguments))
+    return (call.name, canonical_json(call.arguments))
 
 
 @dataclass(frozen=True, slots=True)

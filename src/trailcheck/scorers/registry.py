@@ -19,9 +19,9 @@ import orjson
 from pydantic import TypeAdapter, ValidationError
 
 from trailcheck.cases import SCORER_ENTRY_POINT_GROUP, ScorerSpec
-from trailcheck.cases.naming import unknown_name_message
 from trailcheck.errors import InputError
 from trailcheck.scorers.score import Scorer
+from trailcheck.specs.naming import unknown_name_message
 
 
 @cache

@@ -130,6 +130,12 @@ class TrajectoryScorer:
         )
         called = [call.name for call in calls]
         expected = [name for name in case.expected_tools if name not in self.ignore_tools]
+        if case.expected_tools and not expected:
+            # Ignoring every expected tool would turn "call these" into "call nothing".
+            raise ValueError(
+                f"every expected tool is in ignore_tools ({', '.join(case.expected_tools)}):"
+                " the trajectory cannot be checked"
+            )
         evidence = tuple(call.span_id for call in calls)
         if not expected:
             value = 0.0 if called else 1.0

@@ -1,5 +1,6 @@
 """The trace model: what an agent did, whatever produced the record."""
 
+from trailcheck.trace.canonical import canonical_json
 from trailcheck.trace.messages import Message, MessageToolCall, Role
 from trailcheck.trace.span import (
     ModelInvocation,
@@ -30,6 +31,7 @@ __all__ = [
     "ToolInvocation",
     "Trace",
     "Usage",
+    "canonical_json",
     "parse_json_text",
     "summed_usage",
 ]

@@ -1,9 +1,8 @@
-"""Policy specs: the rules over tool calls a case says must hold, as they are written in a file.
+"""Policy rules: what must hold of an agent's tool calls, as a dataset or a guard writes it.
 
-Each spec is ``{name: <rule>, ...settings}`` with ``name`` one of :data:`POLICY_NAMES`. These are
-the settings only; evaluating them over a trace belongs to the policy package, which the policy
-scorer, failure detection and the inline guard share. Every spec says which of its settings name
-tools (``tool_fields``), so that a dataset that declares its tools can check them.
+Each rule is ``{name: <rule>, ...settings}`` with ``name`` one of :data:`POLICY_NAMES`. Every
+rule says which of its settings name tools (``tool_fields``), so that a dataset that declares
+its tools can check them. How a rule is evaluated over calls is :mod:`.evaluate`'s.
 """
 
 from __future__ import annotations
@@ -12,9 +11,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
 
-from trailcheck.cases.comparators import valid_regex
-from trailcheck.cases.naming import unknown_name_message
-from trailcheck.cases.tagged import TaggedSpec
+from trailcheck.specs.naming import unknown_name_message
+from trailcheck.specs.patterns import valid_regex
+from trailcheck.specs.tagged import TaggedSpec
 
 ToolName = Annotated[str, Field(min_length=1)]
 # What counts as the user confirming, unless a policy says otherwise: an explicit yes.
@@ -28,6 +27,11 @@ class _PolicySpec(TaggedSpec):
     # The settings that name a tool.
     tool_fields: ClassVar[tuple[str, ...]] = ("tool",)
     tool: ToolName
+
+    @property
+    def summary(self) -> str:
+        """The rule in a few words, as reasons and reports name it."""
+        raise NotImplementedError
 
 
 class MustPrecedePolicy(_PolicySpec):
@@ -43,11 +47,24 @@ class MustPrecedePolicy(_PolicySpec):
 
     tool_fields = ("tool", "before")
 
+    @property
+    def summary(self) -> str:
+        kind = "a successful " if self.successful else ""
+        same = "".join(
+            f", same {argument}" if argument == earlier else f", {argument} = its {earlier}"
+            for argument, earlier in self.bind.items()
+        )
+        return f"must_precede: {kind}{self.tool} before each {self.before}{same}"
+
 
 class ForbiddenPolicy(_PolicySpec):
     """``tool`` is never called."""
 
     name: Literal["forbidden"] = "forbidden"
+
+    @property
+    def summary(self) -> str:
+        return f"forbidden: {self.tool}"
 
 
 class AtMostPolicy(_PolicySpec):
@@ -55,6 +72,10 @@ class AtMostPolicy(_PolicySpec):
 
     name: Literal["at_most"] = "at_most"
     count: int = Field(ge=0)
+
+    @property
+    def summary(self) -> str:
+        return f"at_most: {self.tool} {self.count} times"
 
 
 class RequiresConfirmationPolicy(_PolicySpec):
@@ -65,6 +86,10 @@ class RequiresConfirmationPolicy(_PolicySpec):
     confirmation: str = DEFAULT_CONFIRMATION
 
     _compiles = field_validator("confirmation")(valid_regex)
+
+    @property
+    def summary(self) -> str:
+        return f"requires_confirmation_before: {self.tool}"
 
 
 _POLICIES: tuple[type[_PolicySpec], ...] = (

@@ -1,0 +1,303 @@
+"""Scoring speed: read and grade trailcheck JSONL, against four peer evaluators on the same file.
+
+Generates N seeded traces (about 12 spans: an agent root, a model call before each tool call
+and one for the answer, tool calls with JSON arguments and JSON results: orders, customers,
+refunds) for 40 cases made from 5 templates, writes them as trailcheck JSONL, then times, over
+several rounds in the same run:
+
+- trailcheck reading (``Trace.model_validate_json`` per line, as ``trailcheck score`` reads) and
+  grading (``grade`` with the trajectory, arguments and efficiency scorers), every line;
+- each installed peer, end to end on the first ``--peer-traces`` lines of the same file: parse
+  the line, build the peer's own objects, score (see ``benchmarks/peers/``).
+
+Prints per-trace medians, the ratios and the two targets. Peers are installed only in the
+benchmark's own environment, never as project dependencies::
+
+    uv run --project benchmarks/peers python benchmarks/scoring_speed.py --traces 100000
+    uv run python benchmarks/scoring_speed.py --traces 10000      # trailcheck only
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import orjson
+from pydantic import ValidationError
+
+from peers.catalog import PEERS
+from peers.corpus import make_corpus
+from peers.peer import LineGrader, Peer
+from trailcheck.cases import Case
+from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.scorers import ArgumentsScorer, EfficiencyScorer, Scorer, TrajectoryScorer, grade
+from trailcheck.trace import Trace
+
+NETWORK_EVENTS = frozenset({"socket.connect", "socket.getaddrinfo", "socket.sendto"})
+network_attempts: list[str] = []
+
+
+def _watch_network(event: str, args: tuple[object, ...]) -> None:
+    # Every peer must run offline; an attempt to reach the network is reported, not hidden.
+    if event in NETWORK_EVENTS:
+        network_attempts.append(f"{event} {args[1:2]!r}")
+
+
+@dataclass
+class Tally:
+    """One round's totals for one contender."""
+
+    seconds: float = 0.0
+    traces: int = 0
+    passed: int = 0
+    errors: int = 0
+    first_error: str = ""
+
+    @property
+    def micros(self) -> float:
+        return self.seconds / self.traces * 1e6
+
+    def fail(self, error: Exception) -> None:
+        self.errors += 1
+        self.first_error = self.first_error or f"{type(error).__name__}: {error}"[:200]
+
+
+@dataclass
+class TrailcheckRound:
+    read: Tally
+    grade: Tally
+    subset: Tally
+    """End to end on the first ``--peer-traces`` lines: the baseline of the peers' ratios."""
+
+
+def time_trailcheck(
+    lines: Sequence[bytes], cases: Mapping[str, Case], scorers: Sequence[Scorer], subset: int
+) -> TrailcheckRound:
+    """Per line: read, then grade, each timed on its own. The Trace is read afresh every round,
+    so no derived view (``tool_calls``) cached by an earlier round helps grading."""
+    read, graded, first = Tally(traces=len(lines)), Tally(traces=len(lines)), Tally()
+    read_ns = grade_ns = 0
+    clock = time.perf_counter_ns
+    for index, line in enumerate(lines):
+        if index == subset:
+            first = Tally((read_ns + grade_ns) / 1e9, subset, graded.passed, graded.errors)
+        began = clock()
+        try:
+            trace = Trace.model_validate_json(line)
+        except ValidationError as error:  # a line trailcheck rejects is counted, not fatal
+            read.fail(error)
+            continue
+        was_read = clock()
+        outcome = grade(trace, cases[trace.metadata["case_id"]], scorers)
+        read_ns += was_read - began
+        grade_ns += clock() - was_read
+        graded.passed += outcome.passed
+        graded.errors += len(outcome.failures)
+    read.seconds, graded.seconds = read_ns / 1e9, grade_ns / 1e9
+    if subset >= len(lines):
+        first = Tally((read_ns + grade_ns) / 1e9, len(lines), graded.passed, graded.errors)
+    return TrailcheckRound(read, graded, first)
+
+
+def time_bare(lines: Sequence[bytes]) -> Tally:
+    """``orjson.loads`` of every line: the cost every peer pays before building anything."""
+    began = time.perf_counter()
+    for line in lines:
+        orjson.loads(line)
+    return Tally(seconds=time.perf_counter() - began, traces=len(lines))
+
+
+def time_peer(grade_line: LineGrader, lines: Sequence[bytes]) -> Tally:
+    tally = Tally(traces=len(lines))
+    began = time.perf_counter()
+    for line in lines:
+        try:
+            tally.passed += grade_line(line)
+        # Failures are data: a peer that raises on a trace is counted and named, not dropped.
+        except Exception as error:  # noqa: BLE001
+            tally.fail(error)
+    tally.seconds = time.perf_counter() - began
+    return tally
+
+
+def _installed(peer: Peer) -> bool:
+    try:
+        return importlib.util.find_spec(peer.module) is not None
+    except ModuleNotFoundError:  # a namespace parent (``google``) that is absent
+        return False
+
+
+def _version(distribution: str) -> str:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def build_peers(cases: Mapping[str, Case]) -> tuple[dict[str, LineGrader], list[str]]:
+    """The line graders of the installed peers, and a line per peer that cannot run."""
+    graders: dict[str, LineGrader] = {}
+    problems: list[str] = []
+    for peer in PEERS:
+        if not _installed(peer):
+            problems.append(f"{peer.label}: not installed ({peer.distribution})")
+            continue
+        try:
+            graders[peer.label] = peer.build(cases)
+        # A peer whose setup fails is reported as such; the others still run.
+        except Exception as error:  # noqa: BLE001
+            problems.append(f"{peer.label}: cannot run: {type(error).__name__}: {error}")
+    return graders, problems
+
+
+def _median(tallies: Sequence[Tally], pick: Callable[[Tally], float]) -> float:
+    return statistics.median(pick(tally) for tally in tallies)
+
+
+WIDTH = 54
+LEGEND = (
+    "x tc: the row's time over trailcheck end to end on the same lines (above 1: slower);"
+    " passed: traces the row's verdict passes (last round; each peer checks its own semantics)"
+)
+
+
+def _row(label: str, tallies: Sequence[Tally], baseline: float | None, *, verdicts: bool) -> str:
+    micros = _median(tallies, lambda t: t.micros)
+    ratio = f"{micros / baseline:8.2f}x" if baseline else ""
+    last = tallies[-1]
+    passed = f"{last.passed / last.traces:.1%}" if verdicts else ""
+    errors = f"{last.errors}" + (f"  first: {last.first_error}" if last.errors else "")
+    line = f"{label:<{WIDTH}}{micros:>9.1f} {ratio:>9} {passed:>7}  {errors if verdicts else ''}"
+    return line.rstrip()
+
+
+def print_table(
+    rounds: Sequence[TrailcheckRound],
+    peers: Mapping[str, Sequence[Tally]],
+    bare: Sequence[Tally],
+    subset: int,
+) -> None:
+    """Per-trace medians over the rounds, one row per contender."""
+    baseline = _median([r.subset for r in rounds], lambda t: t.micros)
+    total = statistics.median(r.read.micros + r.grade.micros for r in rounds)
+    header = f"{'':<{WIDTH}}{'µs/trace':>9} {'x tc':>9} {'passed':>7}  errors"
+    print(header, "-" * len(header), sep="\n")
+    print(_row("orjson.loads of the line (builds nothing)", bare, None, verdicts=False))
+    print(
+        _row(
+            "trailcheck read (Trace.model_validate_json)",
+            [r.read for r in rounds],
+            None,
+            verdicts=False,
+        )
+    )
+    print(
+        _row(
+            "trailcheck grade (trajectory, arguments, efficiency)",
+            [r.grade for r in rounds],
+            None,
+            verdicts=True,
+        )
+    )
+    print(f"{'trailcheck end to end':<{WIDTH}}{total:>9.1f}")
+    rows = {
+        f"trailcheck end to end, first {subset}": [r.subset for r in rounds],
+        **{f"{label} end to end, first {subset}": tallies for label, tallies in peers.items()},
+    }
+    for label, tallies in rows.items():
+        print(_row(label, tallies, baseline, verdicts=True))
+    print(LEGEND, end="\n\n")
+
+
+def print_targets(rounds: Sequence[TrailcheckRound], peers: Mapping[str, Sequence[Tally]]) -> None:
+    read = _median([r.read for r in rounds], lambda t: t.micros)
+    graded = _median([r.grade for r in rounds], lambda t: t.micros)
+    baseline = _median([r.subset for r in rounds], lambda t: t.micros)
+    if peers:
+        fastest = min(peers, key=lambda label: _median(peers[label], lambda t: t.micros))
+        speedup = _median(peers[fastest], lambda t: t.micros) / baseline
+        print(
+            f"target: trailcheck end to end >= 10x faster than the fastest peer ({fastest}):"
+            f" {speedup:.2f}x  {'PASS' if speedup >= 10 else 'MISS'}"
+        )
+    else:
+        print("target: trailcheck end to end >= 10x faster than the fastest peer: no peer ran")
+    print(
+        f"target: grading cheaper than reading: grade {graded:.1f} µs, read {read:.1f} µs"
+        f" (grade/read {graded / read:.2f})  {'PASS' if graded < read else 'MISS'}"
+    )
+
+
+def print_setup(args: argparse.Namespace, size_kb: float, spans: float, cases: int) -> None:
+    names = ["trailcheck", "pydantic", *(peer.distribution for peer in PEERS), "langchain-core"]
+    print(" · ".join(f"{name} {_version(name)}" for name in names))
+    print(
+        f"{args.traces} traces ({spans:.1f} spans, {size_kb:.1f} kB each on average), {cases}"
+        f" cases; peers on the first {min(args.peer_traces, args.traces)} traces of the same"
+        f" file; medians over {args.rounds} rounds"
+    )
+    for peer in PEERS:
+        print(f"  {peer.label}: {peer.computes}")
+    print()
+
+
+def write_corpus(path: Path, traces: Iterable[Trace]) -> tuple[list[bytes], int]:
+    """Writes the traces as trailcheck JSONL; returns the file's lines and the span count."""
+    spans = 0
+    with path.open("wb") as out:
+        for trace in traces:
+            spans += len(trace.spans)
+            out.write(dump_trace(trace) + b"\n")
+    return path.read_bytes().splitlines(), spans
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--traces", type=int, default=100_000)
+    parser.add_argument("--peer-traces", type=int, default=2_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    sys.addaudithook(_watch_network)
+
+    cases, traces = make_corpus(args.traces, seed=7)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "traces.jsonl"
+        lines, spans = write_corpus(path, traces)
+        size_kb = path.stat().st_size / 1e3 / len(lines)
+    print_setup(args, size_kb, spans / len(lines), len(cases))
+    graders, problems = build_peers(cases)
+    scorers = (TrajectoryScorer(), ArgumentsScorer(), EfficiencyScorer())
+    subset = lines[: args.peer_traces]
+
+    rounds: list[TrailcheckRound] = []
+    bare: list[Tally] = []
+    peers: dict[str, list[Tally]] = {label: [] for label in graders}
+    for _ in range(args.rounds):
+        # Interleaved, so that a slower moment of the machine is shared, not pinned on one.
+        gc.collect()
+        bare.append(time_bare(lines))
+        gc.collect()
+        rounds.append(time_trailcheck(lines, cases, scorers, len(subset)))
+        for label, grade_line in graders.items():
+            gc.collect()
+            peers[label].append(time_peer(grade_line, subset))
+    print_table(rounds, peers, bare, len(subset))
+    print_targets(rounds, peers)
+    for problem in problems:
+        print(f"peer {problem}")
+    if any("not installed" in problem for problem in problems):
+        print(f"with the peers: uv run --project benchmarks/peers python {sys.argv[0]} ...")
+    print(f"network attempts during the run: {len(network_attempts)}", *network_attempts[:5])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""Grading one trace against one case: every scorer the case asks for, every Score kept.
+
+A case names its scorers in ``scorers``; without that list the built-ins run in the fixed order
+of :data:`DEFAULT_SCORER_ORDER`, and each produces a Score only when the case asks for its
+check. Nothing stops at the first failure, so one failure never hides another.
+
+The verdict:
+
+- ``unscorable`` when a scorer raised (its :class:`ScorerFailure` says why), or when nothing
+  case-specific was checked: no scorer produced a Score, or the case names no scorers and only
+  the generic ones did (efficiency, termination and grounding apply to any trace, so a case
+  with no expectation of its own would otherwise pass every fluent answer);
+- else ``passed`` iff every Score passed, ``failed`` otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from trailcheck.cases import Case
+from trailcheck.scorers.registry import scorer_classes, scorer_from_spec
+from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
+from trailcheck.trace import Trace
+
+GradeStatus = Literal["passed", "failed", "unscorable"]
+
+DEFAULT_SCORER_ORDER: tuple[str, ...] = (
+    "trajectory",
+    "arguments",
+    "state",
+    "efficiency",
+    "termination",
+    "policy",
+    "grounding",
+    "response",
+)
+# The built-ins that apply to any trace, whatever the case states.
+GENERIC_SCORERS = frozenset({"efficiency", "termination", "grounding"})
+
+
+class Grade(BaseModel):
+    """One trace graded against one case."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    trace_id: str
+    case_id: str
+    status: GradeStatus
+    scores: tuple[Score, ...] = ()
+    failures: tuple[ScorerFailure, ...] = ()
+    reason: str
+    """Why the grade is what it is: the failed scorers, the failures, or what was missing."""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+@cache
+def default_scorers() -> tuple[Scorer, ...]:
+    """The built-in scorers with default settings, in :data:`DEFAULT_SCORER_ORDER`."""
+    classes = scorer_classes()
+    return tuple(classes[name]() for name in DEFAULT_SCORER_ORDER)
+
+
+def case_scorers(case: Case) -> tuple[Scorer, ...]:
+    """The scorers ``case`` asks for, built from its specs (InputError for a bad spec), or the
+    defaults. Build them once per case when grading many traces: building validates settings."""
+    if case.scorers is None:
+        return default_scorers()
+    return tuple(scorer_from_spec(spec) for spec in case.scorers)
+
+
+def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> Grade:
+    """Grade ``trace`` against ``case`` with ``scorers`` (default: :func:`case_scorers`)."""
+    explicit = case.scorers is not None
+    chosen = case_scorers(case) if scorers is None else scorers
+    scores: list[Score] = []
+    failures: list[ScorerFailure] = []
+    for scorer in chosen:
+        outcome = run_scorer(scorer, trace, case)
+        if isinstance(outcome, ScorerFailure):
+            failures.append(outcome)
+        elif outcome is not None:
+            scores.append(outcome)
+    status, reason = _verdict(scores, failures, explicit=explicit)
+    return Grade(
+        trace_id=trace.trace_id,
+        case_id=case.id,
+        status=status,
+        scores=tuple(scores),
+        failures=tuple(failures),
+        reason=reason,
+    )
+
+
+def _verdict(
+    scores: Sequence[Score], failures: Sequence[ScorerFailure], *, explicit: bool
+) -> tuple[GradeStatus, str]:
+    if failures:
+        raised = ", ".join(f"{f.scorer} raised {f.error_type}: {f.message}" for f in failures)
+        return "unscorable", raised
+    if not scores:
+        return "unscorable", "no scorer applied: the case checks nothing"
+    if not explicit and all(score.scorer in GENERIC_SCORERS for score in scores):
+        return "unscorable", (
+            "the case states no expectation (tools, arguments, state, policies or a reference"
+            " response); only generic checks ran"
+        )
+    failed = [score.scorer for score in scores if not score.passed]
+    if failed:
+        return "failed", f"failed: {', '.join(failed)} ({len(scores) - len(failed)} passed)"
+    return "passed", f"all {len(scores)} scores passed"
