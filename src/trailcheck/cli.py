@@ -15,14 +15,16 @@ from typing import IO, Annotated
 import orjson
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from trailcheck import __version__
-from trailcheck.cases import dataset_json_schema
+from trailcheck.cases import Case, Dataset, dataset_json_schema, load_dataset
 from trailcheck.errors import InputError, TrailcheckError, UsageError
 from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace, trace_json_schema
 from trailcheck.report import render_trace
+from trailcheck.scorers import Grade, Scorer, case_scorers, grade
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -175,6 +177,91 @@ def traces_show(
         raise InputError(f"{source}: no readable trace to show; first problem: {rejected[0]}")
     wanted = f"trace {trace_id!r}" if trace_id else "a trace"
     raise UsageError(f"{source}: has no {wanted} ({summary.imported} readable traces)")
+
+
+def _cases_with_scorers(dataset: Dataset) -> dict[str, tuple[Case, tuple[Scorer, ...]]]:
+    """Each case by id, with the scorers it runs (its own, else the dataset's), built once."""
+    prepared: dict[str, tuple[Case, tuple[Scorer, ...]]] = {}
+    for case in dataset.cases:
+        if case.scorers is None and dataset.scorers:
+            case = case.model_copy(update={"scorers": dataset.scorers})
+        prepared[case.id] = (case, case_scorers(case))
+    return prepared
+
+
+def _grade_json(result: Grade) -> dict[str, object]:
+    return {
+        "trace_id": result.trace_id,
+        "case_id": result.case_id,
+        "passed": result.passed,
+        "status": result.status,
+        "reason": result.reason,
+        "scores": [
+            score.model_dump(include={"scorer", "value", "passed", "threshold", "reason"})
+            for score in result.scores
+        ],
+        "failures": [failure.model_dump(exclude={"traceback"}) for failure in result.failures],
+    }
+
+
+def _grade_table(results: list[Grade]) -> Table:
+    table = Table("trace", "case", "status", "scores", "reason")
+    styles = {"passed": "green", "failed": "red", "unscorable": "yellow"}
+    for result in results:
+        scores = " ".join(
+            f"{score.scorer} {score.value:.2f}{'' if score.passed else '!'}"
+            for score in result.scores
+        )
+        table.add_row(
+            result.trace_id,
+            result.case_id,
+            f"[{styles[result.status]}]{result.status}[/]",
+            scores,
+            result.reason,
+        )
+    return table
+
+
+@app.command("score")
+def score_command(
+    traces: Annotated[
+        Path, typer.Argument(help="Recorded traces, in any format trailcheck reads.")
+    ],
+    dataset: Annotated[Path, typer.Option("--dataset", "-d", help="The dataset (YAML or JSON).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the grades as JSON.")] = False,
+    format_name: FormatOption = None,
+) -> None:
+    """Grade recorded traces against the cases they name in ``metadata.case_id``.
+
+    Exit 0 when every trace passed, 1 when any failed or was unscorable, 2 for input errors
+    (a bad dataset, an unreadable trace, a trace that names no known case).
+    """
+    cases = _cases_with_scorers(load_dataset(dataset))
+    summary = ImportSummary()
+    results: list[Grade] = []
+    unmatched: list[str] = []
+    for trace in iter_import([traces], format_name=format_name, summary=summary):
+        case_id = trace.metadata.get("case_id")
+        if not isinstance(case_id, str) or case_id not in cases:
+            unmatched.append(f"{trace.trace_id} (case_id {case_id!r})")
+            continue
+        case, scorers = cases[case_id]
+        results.append(grade(trace, case, scorers))
+    if as_json:
+        _print_json([_grade_json(result) for result in results])
+    else:
+        stdout.print(_grade_table(results))
+    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
+        stderr.print(f"rejected: {rejection}", style="red", markup=False)
+    if unmatched:
+        shown = ", ".join(unmatched[:MAX_LISTED_REJECTIONS])
+        stderr.print(f"no case in {dataset} for: {shown}", style="red", markup=False)
+    passed = sum(result.passed for result in results)
+    stderr.print(f"{passed}/{len(results)} traces passed", markup=False)
+    if summary.rejections or unmatched:
+        raise typer.Exit(EXIT_USAGE)
+    if passed < len(results):
+        raise typer.Exit(EXIT_FAILED)
 
 
 @schema_app.command("trace")

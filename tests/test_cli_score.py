@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from trailcheck.cli import run_cli
+from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.testing import TraceBuilder
+from trailcheck.trace import Trace
+
+DATASET = """\
+name: shop
+cases:
+  - id: refund
+    input: Refund A-1
+    expected_tools: [lookup_order, issue_refund]
+"""
+
+
+def _trace(trace_id: str, *tools: str, case_id: str = "refund") -> Trace:
+    builder = TraceBuilder(trace_id, input="Refund A-1")
+    for tool in tools:
+        builder.tool(tool, {"order_id": "A-1"})
+    return builder.output("Refunded.").metadata(case_id=case_id).build()
+
+
+def _files(tmp_path: Path, *traces: Trace) -> tuple[str, str]:
+    dataset = tmp_path / "shop.yaml"
+    dataset.write_text(DATASET)
+    path = tmp_path / "traces.jsonl"
+    path.write_bytes(b"".join(dump_trace(trace) + b"\n" for trace in traces))
+    return str(path), str(dataset)
+
+
+def test_json_grades_name_trace_case_and_every_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = _trace("t1", "lookup_order", "issue_refund")
+    bad = _trace("t2", "issue_refund")
+    traces, dataset = _files(tmp_path, good, bad)
+    assert run_cli(["score", traces, "--dataset", dataset, "--json"]) == 1
+    grades = orjson.loads(capsys.readouterr().out)
+    assert [(g["trace_id"], g["case_id"], g["passed"]) for g in grades] == [
+        ("t1", "refund", True),
+        ("t2", "refund", False),
+    ]
+    trajectory = grades[1]["scores"][0]
+    assert trajectory == {
+        "scorer": "trajectory",
+        "value": 0.5,
+        "passed": False,
+        "threshold": 1.0,
+        "reason": "in_order recall 1/2=0.500; precision 1/1=1.000; missing lookup_order",
+    }
+
+
+def test_all_passing_exits_0_with_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traces, dataset = _files(tmp_path, _trace("t1", "lookup_order", "issue_refund"))
+    assert run_cli(["score", traces, "--dataset", dataset]) == 0
+    captured = capsys.readouterr()
+    assert "passed" in captured.out
+    assert "1/1 traces passed" in captured.err
+
+
+def test_a_trace_naming_no_known_case_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traces, dataset = _files(tmp_path, _trace("t9", "lookup_order", case_id="nope"))
+    assert run_cli(["score", traces, "--dataset", dataset]) == 2
+    assert "no case in" in capsys.readouterr().err
+
+
+def test_a_bad_dataset_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traces, dataset = _files(tmp_path, _trace("t1", "lookup_order"))
+    Path(dataset).write_text("name: shop\ncases:\n  - id: x\n    input: hi\n    bogus: 1\n")
+    assert run_cli(["score", traces, "--dataset", dataset]) == 2
+    assert "bogus" in capsys.readouterr().err
