@@ -9,6 +9,7 @@ def test_exported_names_are_pinned() -> None:
     assert sorted(trailcheck.cases.__all__) == sorted(
         [
             "BUILTIN_SCORER_NAMES",
+            "BUILTIN_SCORER_ORDER",
             "COMPARATOR_NAMES",
             "COMPARE_KEY",
             "REVIEW_STATUSES",

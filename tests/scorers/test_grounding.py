@@ -170,3 +170,16 @@ def test_spec_round_trips() -> None:
     scorer = GroundingScorer(threshold=0.5, day_first=True)
     settings = scorer.to_spec().settings
     assert TypeAdapter(GroundingScorer).validate_json(orjson.dumps(settings), strict=True) == scorer
+
+
+def test_arguments_of_a_failed_call_support_nothing() -> None:
+    trace = (
+        TraceBuilder(input="Refund A-1001")
+        .tool("issue_refund", {"amount": 12.9}, error="card declined")
+        .output("Refunded $12.90 for A-1001.")
+        .build()
+    )
+    score = GroundingScorer().score(trace, Case(id="c", input="x"))
+    assert score is not None
+    assert not score.passed
+    assert "unsupported: $12.90" in score.reason

@@ -33,6 +33,7 @@ from trailcheck.cases.review import REVIEW_STATUSES, release_cases, status_count
 from trailcheck.cases.schema import dataset_json_schema
 from trailcheck.cases.scorer_specs import (
     BUILTIN_SCORER_NAMES,
+    BUILTIN_SCORER_ORDER,
     SCORER_ENTRY_POINT_GROUP,
     ScorerSpec,
     known_scorer_names,
@@ -41,6 +42,7 @@ from trailcheck.cases.version import canonical_form, dataset_digest, dataset_ver
 
 __all__ = [
     "BUILTIN_SCORER_NAMES",
+    "BUILTIN_SCORER_ORDER",
     "COMPARATOR_NAMES",
     "COMPARE_KEY",
     "REVIEW_STATUSES",

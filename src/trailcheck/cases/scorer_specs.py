@@ -19,18 +19,18 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 from trailcheck.specs.naming import unknown_name_message
 
 SCORER_ENTRY_POINT_GROUP = "trailcheck.scorers"
-BUILTIN_SCORER_NAMES: frozenset[str] = frozenset(
-    {
-        "trajectory",
-        "arguments",
-        "state",
-        "efficiency",
-        "termination",
-        "policy",
-        "grounding",
-        "response",
-    }
+# The built-in scorers, in the order grade() runs them when a case names none.
+BUILTIN_SCORER_ORDER: tuple[str, ...] = (
+    "trajectory",
+    "arguments",
+    "state",
+    "efficiency",
+    "termination",
+    "policy",
+    "grounding",
+    "response",
 )
+BUILTIN_SCORER_NAMES: frozenset[str] = frozenset(BUILTIN_SCORER_ORDER)
 
 
 @cache

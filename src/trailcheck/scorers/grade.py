@@ -21,23 +21,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from trailcheck.cases import Case
+from trailcheck.cases import BUILTIN_SCORER_ORDER, Case
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.trace import Trace
 
 GradeStatus = Literal["passed", "failed", "unscorable"]
 
-DEFAULT_SCORER_ORDER: tuple[str, ...] = (
-    "trajectory",
-    "arguments",
-    "state",
-    "efficiency",
-    "termination",
-    "policy",
-    "grounding",
-    "response",
-)
+DEFAULT_SCORER_ORDER = BUILTIN_SCORER_ORDER
 # The built-ins that apply to any trace, whatever the case states.
 GENERIC_SCORERS = frozenset({"efficiency", "termination", "grounding"})
 

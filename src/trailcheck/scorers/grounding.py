@@ -182,7 +182,10 @@ def evidence_index(trace: Trace, *, day_first: bool = False) -> dict[Key, list[s
     """Evidence key → the sources (span ids, :data:`INPUT_SOURCE`) that hold it, in order."""
     sources: list[tuple[str, Any]] = [(INPUT_SOURCE, trace.input_text)]
     for call in trace.tool_calls:
-        sources += [(call.span_id, call.arguments), (call.span_id, call.result)]
+        # What a failed call was asked to do did not happen: its arguments support nothing.
+        if call.succeeded:
+            sources.append((call.span_id, call.arguments))
+        sources.append((call.span_id, call.result))
     index: dict[Key, list[str]] = {}
     for source, value in sources:
         for figure in _json_figures(value, day_first=day_first):
