@@ -182,10 +182,15 @@ class EfficiencyScorer:
             trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
         )
         found: list[Check] = []
+        # Canonical keys are the costly part of both checks: computed once, when either is on.
+        keys: list[Hashable] = []
+        if self.max_identical_calls is not None or self.loop_repeats is not None:
+            keys = [call_key(call) for call in calls]
         if self.max_identical_calls is not None:
-            found.append(self._redundancy(calls, self.max_identical_calls))
+            found.append(_redundancy(calls, keys, self.max_identical_calls))
         if self.loop_repeats is not None:
-            found.append(self._loops(calls, self.loop_repeats))
+            loop_keys = [call.name for call in calls] if self.loop_match == "tool" else keys
+            found.append(_loops(calls, loop_keys, self.loop_repeats))
         if self.max_tool_calls is not None:
             found.append(_count("tool calls", [c.span_id for c in calls], self.max_tool_calls))
         if self.max_model_calls is not None:
@@ -193,36 +198,6 @@ class EfficiencyScorer:
             found.append(_count("model calls", spans, self.max_model_calls))
         found.extend(self._budget(trace))
         return found
-
-    def _redundancy(self, calls: Sequence[ToolCall], limit: int) -> Check:
-        groups: defaultdict[Hashable, list[ToolCall]] = defaultdict(list)
-        for call in calls:
-            groups[call_key(call)].append(call)
-        over = [group for group in groups.values() if len(group) > limit]
-        details = tuple(
-            f"{g[0].name} {render(g[0].arguments)} {len(g)} times > {limit} at {_ids(g)}"
-            for g in over
-        )
-        evidence = tuple(call.span_id for group in over for call in group)
-        if not over:
-            details = (f"no call made more than {limit} times",)
-        return Check("redundant calls", not over, details, evidence)
-
-    def _loops(self, calls: Sequence[ToolCall], min_repeats: int) -> Check:
-        keys = [call.name if self.loop_match == "tool" else call_key(call) for call in calls]
-        loops = find_loops(keys, min_repeats)
-        details: list[str] = []
-        evidence: list[str] = []
-        for loop in loops:
-            stretch = calls[loop.start : loop.start + loop.repeats * len(loop.block)]
-            names = " -> ".join(call.name for call in stretch[: len(loop.block)])
-            details.append(
-                f"{names} repeated {loop.repeats} times >= {min_repeats} at {_ids(stretch)}"
-            )
-            evidence.extend(call.span_id for call in stretch)
-        if not loops:
-            details.append(f"no run of 2+ calls repeated {min_repeats} times in a row")
-        return Check("loops", not loops, tuple(details), tuple(dict.fromkeys(evidence)))
 
     def _budget(self, trace: Trace) -> list[Check]:
         found: list[Check] = []
@@ -298,3 +273,31 @@ def _tokens(trace: Trace) -> tuple[float | None, str]:
         return None, out_source
     source = in_source if in_source == out_source else f"{in_source[:-1]}; output {out_source[1:]}"
     return inputs + outputs, source
+
+
+def _redundancy(calls: Sequence[ToolCall], keys: Sequence[Hashable], limit: int) -> Check:
+    groups: defaultdict[Hashable, list[ToolCall]] = defaultdict(list)
+    for call, key in zip(calls, keys, strict=True):
+        groups[key].append(call)
+    over = [group for group in groups.values() if len(group) > limit]
+    details = tuple(
+        f"{g[0].name} {render(g[0].arguments)} {len(g)} times > {limit} at {_ids(g)}" for g in over
+    )
+    evidence = tuple(call.span_id for group in over for call in group)
+    if not over:
+        details = (f"no call made more than {limit} times",)
+    return Check("redundant calls", not over, details, evidence)
+
+
+def _loops(calls: Sequence[ToolCall], keys: Sequence[Hashable], min_repeats: int) -> Check:
+    loops = find_loops(keys, min_repeats)
+    details: list[str] = []
+    evidence: list[str] = []
+    for loop in loops:
+        stretch = calls[loop.start : loop.start + loop.repeats * len(loop.block)]
+        names = " -> ".join(call.name for call in stretch[: len(loop.block)])
+        details.append(f"{names} repeated {loop.repeats} times >= {min_repeats} at {_ids(stretch)}")
+        evidence.extend(call.span_id for call in stretch)
+    if not loops:
+        details.append(f"no run of 2+ calls repeated {min_repeats} times in a row")
+    return Check("loops", not loops, tuple(details), tuple(dict.fromkeys(evidence)))

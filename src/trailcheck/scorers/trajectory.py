@@ -86,13 +86,11 @@ def _listing(label: str, names: Sequence[str]) -> str:
     return f"; {label} {', '.join(names)}" if names else ""
 
 
-def _details(mode: ToolMatch, expected: Sequence[str], called: Sequence[str]) -> str:
+def _details(mode: ToolMatch, matching: Matching, expected: int, called: int) -> str:
     """``in_order recall 2/3=0.667; precision 2/3=0.667; missing ...; extra ...``."""
-    match = any_order_matching if mode == "any_order" else in_order_matching
-    matching = match(expected, called)
     return (
-        f"{mode} recall {ratio(matching.matched, len(expected))};"
-        f" precision {ratio(matching.matched, len(called))}"
+        f"{mode} recall {ratio(matching.matched, expected)};"
+        f" precision {ratio(matching.matched, called)}"
         f"{_listing('missing', matching.missing)}{_listing('extra', matching.extra)}"
     )
 
@@ -151,12 +149,18 @@ class TrajectoryScorer:
                 evidence=evidence,
             )
         mode = case.tool_match
-        value = trajectory_value(mode, expected, called)
+        # One matching serves the value and the reason (exact mode reports in-order figures).
+        shown: ToolMatch = "any_order" if mode == "any_order" else "in_order"
+        match = any_order_matching if shown == "any_order" else in_order_matching
+        matching = match(expected, called)
+        details = _details(shown, matching, len(expected), len(called))
         if mode == "exact":
+            value = 1.0 if expected == called else 0.0
             verdict = "sequence equal" if value == 1.0 else "sequence differs"
-            reason = f"exact {value:.0f}: {verdict}; {_details('in_order', expected, called)}"
+            reason = f"exact {value:.0f}: {verdict}; {details}"
         else:
-            reason = _details(mode, expected, called)
+            value = matching.matched / len(expected)
+            reason = details
         return Score(
             scorer=self.name,
             value=value,
