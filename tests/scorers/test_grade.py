@@ -5,7 +5,7 @@ from typing import ClassVar
 
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.policy import MustPrecedePolicy
-from trailcheck.scorers import DEFAULT_SCORER_ORDER, PolicyScorer, Score, Scorer, grade
+from trailcheck.scorers import DEFAULT_SCORER_ORDER, PolicyScorer, Score, TrajectoryScorer, grade
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
@@ -63,7 +63,7 @@ class _Exploding:
 
 def test_a_scorer_that_raises_makes_the_grade_unscorable_and_keeps_the_rest() -> None:
     case = Case(id="c4", input="x", expected_tools=["lookup_order", "issue_refund"])
-    result = grade(REFUND, case, scorers=[_Exploding(), PolicyScorer(), *_trajectory()])
+    result = grade(REFUND, case, scorers=[_Exploding(), PolicyScorer(), TrajectoryScorer()])
     assert result.status == "unscorable"
     assert result.reason == "exploding raised RuntimeError: judge timed out"
     [failure] = result.failures
@@ -81,9 +81,3 @@ def test_named_scorers_run_alone() -> None:
     result = grade(REFUND, case)
     assert [score.scorer for score in result.scores] == ["grounding"]
     assert result.passed
-
-
-def _trajectory() -> list[Scorer]:
-    from trailcheck.scorers import TrajectoryScorer
-
-    return [TrajectoryScorer()]

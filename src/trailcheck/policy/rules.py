@@ -7,6 +7,7 @@ its tools can check them. How a rule is evaluated over calls is :mod:`.evaluate`
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator
@@ -29,9 +30,9 @@ class _PolicySpec(TaggedSpec):
     tool: ToolName
 
     @property
+    @abstractmethod
     def summary(self) -> str:
         """The rule in a few words, as reasons and reports name it."""
-        raise NotImplementedError
 
 
 class MustPrecedePolicy(_PolicySpec):

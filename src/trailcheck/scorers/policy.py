@@ -34,8 +34,7 @@ class PolicyScorer:
         if not rules:
             return None
         found = violations(rules, trace)
-        broken = {id(violation.rule) for violation in found}
-        kept = sum(1 for rule in rules if id(rule) not in broken)
+        kept = sum(1 for rule in rules if not any(v.rule is rule for v in found))
         parts = [f"policy {ratio(kept, len(rules))} rules kept"]
         parts += [f"broken {violation}" for violation in found]
         if not found:
