@@ -4,8 +4,9 @@
 
     TrailcheckError               base: anything trailcheck reports to a person
     ├── UsageError                the command line or an API was used wrongly        (exit 2)
-    └── InputError                input that cannot be read or is not valid         (exit 2)
-        └── RecordError           one record of an input is bad; names where it is
+    ├── InputError                input that cannot be read or is not valid         (exit 2)
+    │   └── RecordError           one record of an input is bad; names where it is
+    └── InfraError                a model or network service failed after its retries
 
 Exit codes of the CLI: 0 success; 1 the data was processed but something failed (a record
 was rejected, later a gate); 2 usage error or unreadable input. Bugs are not in this tree: they
@@ -14,7 +15,7 @@ propagate with their traceback.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "RecordError", "TrailcheckError", "UsageError"]
+__all__ = ["InfraError", "InputError", "RecordError", "TrailcheckError", "UsageError"]
 
 
 class TrailcheckError(Exception):
@@ -62,3 +63,9 @@ class RecordError(InputError):
         if self.field is not None:
             parts.append(f"field {self.field!r}")
         return "".join(f"{part}: " for part in parts)
+
+
+class InfraError(TrailcheckError):
+    """A service the run depends on (a model endpoint, the network) failed after its retries.
+
+    A trial that ends with it is ``infra_error``, counted apart from the agent's own failures."""

@@ -35,6 +35,7 @@ def test_exported_names_are_pinned() -> None:
             "Split",
             "SubsetComparator",
             "TextComparator",
+            "ToolFault",
             "ToolMatch",
             "canonical_form",
             "dataset_digest",

@@ -26,6 +26,7 @@ from trailcheck.cases import (
     ScorerSpec,
     SubsetComparator,
     TextComparator,
+    ToolFault,
     known_scorer_names,
 )
 from trailcheck.policy import (
@@ -336,3 +337,24 @@ def test_a_dataset_that_declares_tools_refuses_others() -> None:
 def test_a_dataset_name_fits_in_a_version(name: str) -> None:
     with pytest.raises(ValidationError, match="name"):
         Dataset(name=name)
+
+
+def test_a_fault_has_exactly_one_effect() -> None:
+    rate_limited = ToolFault(tool="lookup_order", first=2, error="RateLimited: retry in 1 s")
+    empty = ToolFault.model_validate({"tool": "search_orders", "result": []})
+    nulled = ToolFault.model_validate({"tool": "search_orders", "result": None})
+    assert not rate_limited.replaces_result
+    assert [rate_limited.applies_to(n) for n in (1, 2, 3)] == [True, True, False]
+    assert empty.replaces_result
+    assert empty.applies_to(99)
+    assert nulled.replaces_result
+    assert nulled.result is None
+    for bad in ({"tool": "x"}, {"tool": "x", "error": "e", "result": 1}):
+        with pytest.raises(ValidationError, match="exactly one of error and result"):
+            ToolFault.model_validate(bad)
+
+
+def test_a_fault_names_a_declared_tool() -> None:
+    case = {"id": "c", "input": "hi", "faults": [{"tool": "lookup_ordr", "result": None}]}
+    with pytest.raises(ValidationError, match=r"cases\[0\]\.faults\[0\]\.tool.*lookup_order"):
+        Dataset.model_validate({"name": "d", "tools": ["lookup_order"], "cases": [case]})

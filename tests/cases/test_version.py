@@ -89,7 +89,8 @@ def test_the_version_is_the_name_and_twelve_hex_digits_of_the_digest() -> None:
 def test_the_version_is_stable_across_processes_and_releases() -> None:
     # Pinned: a change to the canonical form changes every dataset's version, which must be a
     # decision, not an accident.
-    assert BASE_VERSION == "shop@3ae3956d8802"
+    # Last changed when defaults left the canonical form (a new field no longer changes it).
+    assert BASE_VERSION == "shop@a9571c760955"
 
 
 def test_case_order_does_not_change_the_version() -> None:
@@ -179,12 +180,15 @@ def test_changes_of_meaning_change_the_version() -> None:
     assert versions[-1].startswith("shop2@")
 
 
-def test_the_canonical_form_is_sorted_and_complete() -> None:
+def test_the_canonical_form_is_sorted_and_leaves_defaults_out() -> None:
     dataset = parse_dataset(json.dumps(BASE), format="json")
     form = canonical_form(dataset)
     assert [case["id"] for case in form["cases"]] == ["delivery", "hours", "refund"]
     assert form["tools"] == ["issue_refund", "lookup_order", "reschedule", "verify_identity"]
-    assert form["cases"][1]["tool_threshold"] == 1.0  # defaults are written out
+    # Defaults are left out, so a new optional field changes no existing version.
+    assert "tool_threshold" not in form["cases"][1]
+    assert "faults" not in form["cases"][1]
+    assert form["cases"][1]["expected_tools"] == []  # "no tool", not the default "unchecked"
     assert form["cases"][0]["expected_arguments"][0]["arguments"]["when"]["value"] == (
         "2026-06-19T08:00:00Z"
     )

@@ -26,6 +26,7 @@ from trailcheck.cases.comparators import (
 )
 from trailcheck.cases.dataset import Dataset
 from trailcheck.cases.dump import dump_dataset, serialize_dataset
+from trailcheck.cases.faults import ToolFault
 from trailcheck.cases.formats import DatasetFormat
 from trailcheck.cases.load import load_dataset, parse_dataset
 from trailcheck.cases.problems import DatasetError, Problem
@@ -68,6 +69,7 @@ __all__ = [
     "Split",
     "SubsetComparator",
     "TextComparator",
+    "ToolFault",
     "ToolMatch",
     "canonical_form",
     "dataset_digest",

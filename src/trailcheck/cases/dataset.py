@@ -63,6 +63,8 @@ class Dataset(BaseModel):
 def _tool_data(case: Case) -> dict[str, Any]:
     # Only the fields that name tools: the rule reads the same data the loader has.
     data: dict[str, Any] = case.model_dump(
-        mode="json", by_alias=True, include={"expected_tools", "expected_arguments", "policies"}
+        mode="json",
+        by_alias=True,
+        include={"expected_tools", "expected_arguments", "policies", "faults"},
     )
     return data

@@ -49,6 +49,10 @@ def tool_references(case: Mapping[str, Any]) -> list[tuple[Location, str]]:
         tool = invocation.get("tool") if isinstance(invocation, dict) else None
         if isinstance(tool, str):
             found.append((("expected_arguments", index, "tool"), tool))
+    for index, fault in _items(case.get("faults")):
+        tool = fault.get("tool") if isinstance(fault, dict) else None
+        if isinstance(tool, str):
+            found.append((("faults", index, "tool"), tool))
     for index, policy in _items(case.get("policies")):
         rule = policy.get("name") if isinstance(policy, dict) else None
         for key in POLICY_TOOL_FIELDS.get(rule, ()) if isinstance(rule, str) else ():

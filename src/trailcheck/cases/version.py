@@ -1,11 +1,13 @@
 """The version of a dataset: a hash of its canonical content, shown as ``name@<12 hex>``.
 
-The canonical form is the dataset's full JSON form, every default written out, with what carries
-no meaning taken away:
+The canonical form is the dataset's JSON form with what carries no meaning taken away:
 
 - key order (keys are sorted) and case order (cases are sorted by id, which is unique);
-- whether a default was written or left out, and shorthand against its spelled-out form (an
-  argument ``25`` is ``{"$compare": "exact", "value": 25}``): both load to the same model;
+- whether a default was written or left out: a field of the dataset or of a case at its default
+  is left out of the canonical form, so a release that adds an optional field changes no
+  existing dataset's version;
+- shorthand against its spelled-out form (an argument ``25`` is
+  ``{"$compare": "exact", "value": 25}``): both load to the same model;
 - the order of lists that are sets: the dataset's ``tools``, a case's ``failure_modes`` and
   ``source_trace_ids``;
 - the time zone an instant is written in (``datetime`` comparators are hashed in UTC);
@@ -22,6 +24,9 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
+from trailcheck.cases.case import Case
 from trailcheck.cases.comparators import CANONICAL_CONTEXT
 
 if TYPE_CHECKING:
@@ -42,8 +47,27 @@ def canonical_form(dataset: Dataset) -> dict[str, Any]:
     for case in cases:
         for field in _SET_FIELDS_OF_CASE:
             case[field] = sorted(case[field])
-    data["cases"] = sorted(cases, key=lambda case: str(case["id"]))
-    return data
+    data["cases"] = sorted(
+        (_without_defaults(case, Case) for case in cases),
+        key=lambda case: str(case["id"]),
+    )
+    return _without_defaults(data, type(dataset), keep={"cases"})
+
+
+def _without_defaults(
+    data: dict[str, Any], model: type[BaseModel], keep: frozenset[str] | set[str] = frozenset()
+) -> dict[str, Any]:
+    """``data`` without the fields whose value is the field's default (compared as JSON)."""
+    defaults = {
+        name: field.get_default(call_default_factory=True)
+        for name, field in model.model_fields.items()
+        if not field.is_required()
+    }
+    return {
+        key: value
+        for key, value in data.items()
+        if key in keep or key not in defaults or value != defaults[key]
+    }
 
 
 def canonical_bytes(dataset: Dataset) -> bytes:

@@ -1,0 +1,48 @@
+"""Tool faults a case declares: what the environment does wrong, on purpose, in that trial.
+
+Real tools return awkward but correct output (an empty search, a partial match, a stale value)
+and fail transiently (a rate limit). A case declares such a fault so that a trial exercises the
+agent's handling of it::
+
+    faults:
+      - {tool: lookup_order, first: 2, error: "RateLimited: retry in 1 s"}
+      - {tool: search_orders, result: []}
+
+The runner applies them to the environment's tools: a faulty call raises ``ToolError(error)``
+(the agent reads it as the tool's result) or returns ``result`` in place of the real one,
+without running the tool.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Self
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+
+class ToolFault(BaseModel):
+    """One injected fault: for the ``first`` N calls of ``tool`` (every call when absent), an
+    ``error`` or a replacement ``result``, exactly one of the two."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    tool: Annotated[str, Field(min_length=1)]
+    first: Annotated[int, Field(ge=1)] | None = None
+    error: Annotated[str, Field(min_length=1)] | None = None
+    result: JsonValue = None
+
+    @model_validator(mode="after")
+    def _one_effect(self) -> Self:
+        has_result = "result" in self.model_fields_set
+        if (self.error is None) == (not has_result):
+            raise ValueError("a fault has exactly one of error and result")
+        return self
+
+    @property
+    def replaces_result(self) -> bool:
+        """Whether the fault returns ``result`` (which may be ``null``) instead of an error."""
+        return self.error is None
+
+    def applies_to(self, call_number: int) -> bool:
+        """Whether the ``call_number``-th call (1-based) of the tool is faulty."""
+        return self.first is None or call_number <= self.first
