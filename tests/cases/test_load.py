@@ -177,8 +177,8 @@ def test_every_problem_of_the_bad_json_is_reported_at_its_line(fixtures: Path) -
             17,
             "refund",
             "scorers[0].name",
-            "unknown scorer 'judge'; known: arguments, efficiency, grounding, policy, response,"
-            " state, termination, trajectory",
+            "unknown scorer 'judge'; known: arguments, efficiency, grounding, policy, replay_state,"
+            " response, state, termination, trajectory",
         ),
         (
             21,

@@ -30,7 +30,8 @@ BUILTIN_SCORER_ORDER: tuple[str, ...] = (
     "grounding",
     "response",
 )
-BUILTIN_SCORER_NAMES: frozenset[str] = frozenset(BUILTIN_SCORER_ORDER)
+# Built in but never run by default: replay_state needs an environment factory to replay on.
+BUILTIN_SCORER_NAMES: frozenset[str] = frozenset(BUILTIN_SCORER_ORDER) | {"replay_state"}
 
 
 @cache

@@ -22,6 +22,7 @@ from trailcheck.scorers.grade import (
 from trailcheck.scorers.grounding import GroundingScorer
 from trailcheck.scorers.policy import PolicyScorer
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec, scorer_to_spec
+from trailcheck.scorers.replay_state import ReplayStateScorer, replay
 from trailcheck.scorers.response import ResponseScorer
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.scorers.state import StateScorer
@@ -40,6 +41,7 @@ __all__ = [
     "GroundingScorer",
     "Mismatch",
     "PolicyScorer",
+    "ReplayStateScorer",
     "ResponseScorer",
     "Score",
     "Scorer",
@@ -54,6 +56,7 @@ __all__ = [
     "min_cost_assignment",
     "pair_invocations",
     "parse_date",
+    "replay",
     "run_scorer",
     "scorer_classes",
     "scorer_from_spec",

@@ -54,11 +54,21 @@ def scorer_to_spec(scorer: Scorer) -> ScorerSpec:
         raise TypeError(f"a scorer is a dataclass whose fields are its settings: {scorer!r}")
     adapter: TypeAdapter[Any] = TypeAdapter(type(scorer))
     data = adapter.dump_python(scorer, mode="json")
+    fields = [f for f in dataclasses.fields(scorer) if f.init]
+    # A setting without a default (the replay scorer's environment) is always written out.
+    required = {f.name for f in fields if _default(f) is dataclasses.MISSING}
     defaults = adapter.dump_python(
-        type(scorer)(**{f.name: _default(f) for f in dataclasses.fields(scorer) if f.init}),
+        type(scorer)(
+            **{
+                f.name: getattr(scorer, f.name) if f.name in required else _default(f)
+                for f in fields
+            }
+        ),
         mode="json",
     )
-    settings = {key: value for key, value in data.items() if defaults.get(key) != value}
+    settings = {
+        key: value for key, value in data.items() if key in required or defaults.get(key) != value
+    }
     return ScorerSpec(name=scorer.name, **settings)
 
 

@@ -19,8 +19,9 @@ absent ``expected_state`` produces no Score.
 Differences are listed as JSON paths, list indices counting the *expected* items:
 ``refunds[0].amount: expected 129.0, got 12.9``.
 
-Not here: deriving the expected state by replaying the case's expected tool calls on a fresh
-environment, which needs the runner's environment factory.
+With ``complete=True`` (the replay state scorer, whose expectation is a whole snapshot) nothing
+extra is allowed either: a key or a list item the expectation does not have is a difference, and
+counts its leaves in the denominator.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def _miss(expected: Any, difference: str) -> StateComparison:
 @dataclass(frozen=True, slots=True)
 class _Comparer:
     int_equals_float: bool
+    complete: bool = False
 
     def compare(self, expected: Any, actual: Any, path: str) -> StateComparison:
         if isinstance(expected, dict):
@@ -126,14 +128,19 @@ class _Comparer:
             )
         if not isinstance(actual, dict):
             return _miss(expected, f"{path}: expected an object, got {_render(actual)}")
-        if not expected:
+        if not expected and not self.complete:
             return StateComparison(1, 1)
-        return StateComparison.combine(
-            [
-                self.compare(item, actual.get(key, _MISSING), _key_path(path, key))
-                for key, item in expected.items()
+        parts = [
+            self.compare(item, actual.get(key, _MISSING), _key_path(path, key))
+            for key, item in expected.items()
+        ]
+        if self.complete:
+            parts += [
+                _miss(value, f"{_key_path(path, key)}: not expected, got {_render(value)}")
+                for key, value in actual.items()
+                if key not in expected
             ]
-        )
+        return StateComparison.combine(parts) if parts else StateComparison(1, 1)
 
     def _compare_list(self, expected: list[Any], actual: Any, path: str) -> StateComparison:
         if not isinstance(actual, list):
@@ -159,14 +166,25 @@ class _Comparer:
             )
             for i, item in enumerate(expected)
         ]
+        if self.complete:
+            paired = set(pairing.values())
+            parts += [
+                _miss(candidate, f"{path}: not expected, got {_render(candidate)}")
+                for j, candidate in enumerate(actual)
+                if j not in paired
+            ]
         return StateComparison.combine(parts)
 
 
 def compare_state(
-    expected: dict[str, Any], actual: dict[str, Any], *, int_equals_float: bool = True
+    expected: dict[str, Any],
+    actual: dict[str, Any],
+    *,
+    int_equals_float: bool = True,
+    complete: bool = False,
 ) -> StateComparison:
     """``actual`` against ``expected`` by the rules the module describes."""
-    return _Comparer(int_equals_float).compare(expected, actual, "")
+    return _Comparer(int_equals_float, complete).compare(expected, actual, "")
 
 
 @dataclass(frozen=True)
