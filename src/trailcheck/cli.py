@@ -24,6 +24,9 @@ from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace, trace_json_schema
 from trailcheck.report import render_trace
+from trailcheck.report.stats_view import render_stats, stats_json
+from trailcheck.run.recorded import outcomes_from_traces
+from trailcheck.run.stats import summarize_outcomes
 from trailcheck.scorers import Grade, Scorer, case_scorers, grade
 
 EXIT_FAILED = 1
@@ -262,6 +265,58 @@ def score_command(
         raise typer.Exit(EXIT_USAGE)
     if passed < len(results):
         raise typer.Exit(EXIT_FAILED)
+
+
+@app.command("stats")
+def stats_command(
+    sources: Annotated[
+        list[Path], typer.Argument(help="Recorded traces, in any format trailcheck reads.")
+    ],
+    task_key: Annotated[
+        str,
+        typer.Option("--task-key", help="Dotted path to each trace's task, e.g. metadata.task_id."),
+    ],
+    outcome_key: Annotated[
+        str,
+        typer.Option(
+            "--outcome-key",
+            help="Dotted path to each trace's outcome: a number, a boolean or a trial status.",
+        ),
+    ],
+    k: Annotated[
+        int | None,
+        typer.Option("--k", "-k", min=1, help="Largest k (default: most trials of any task)."),
+    ] = None,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="A numeric outcome passes at this value.")
+    ] = 1.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap intervals.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
+    format_name: FormatOption = None,
+) -> None:
+    """pass@k and pass^k of recorded runs that carry their own outcome, one trace per trial.
+
+    Exit 0 when computed; 2 when a record was rejected, a key is missing or an outcome is bad.
+    """
+    summary = ImportSummary()
+    traces = iter_import(sources, format_name=format_name, summary=summary)
+    outcomes = outcomes_from_traces(
+        traces, task_key=task_key, outcome_key=outcome_key, threshold=threshold
+    )
+    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
+        stderr.print(f"rejected: {rejection}", style="red", markup=False)
+    if summary.rejections:
+        raise InputError(
+            f"{summary.rejected} record(s) rejected; statistics over part of the input would"
+            " mislead"
+        )
+    if not outcomes:
+        raise InputError("no traces read: nothing to count")
+    result = summarize_outcomes(outcomes, k=k, seed=seed)
+    if as_json:
+        _print_json(stats_json(result))
+    else:
+        stdout.print(render_stats(result))
 
 
 @schema_app.command("trace")

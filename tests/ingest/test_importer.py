@@ -159,6 +159,7 @@ def test_only_span_based_formats_read_spans() -> None:
         "trailcheck": False,
         "spans": True,
         "otlp-json": True,
+        "tau-bench": False,
         "openai": False,
         "otlp-proto": True,
     }

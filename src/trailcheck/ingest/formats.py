@@ -21,6 +21,7 @@ from trailcheck.ingest.span_jsonl import (
     read_span_jsonl,
     read_span_jsonl_spans,
 )
+from trailcheck.ingest.tau_bench import looks_like_tau_bench, read_tau_bench
 from trailcheck.ingest.trailcheck_jsonl import looks_like_trailcheck_jsonl, read_trailcheck_jsonl
 
 # Detection reads this much, and more up to FIRST_LINE_LIMIT to see a whole first line.
@@ -46,6 +47,8 @@ class TraceFormat:
 
 
 # Detection tries these in order; the binary protobuf check comes last because it is the loosest.
+# tau-bench results are OpenAI messages under "traj" with a task and reward beside them, so they
+# are tried just before the general OpenAI reader, which would also take them.
 FORMATS: tuple[TraceFormat, ...] = (
     TraceFormat(
         "trailcheck",
@@ -66,6 +69,12 @@ FORMATS: tuple[TraceFormat, ...] = (
         looks_like_otlp_json,
         read_otlp_json,
         read_otlp_json_spans,
+    ),
+    TraceFormat(
+        "tau-bench",
+        "tau-bench results: task_id, reward, trial, info (the task) and traj (OpenAI messages)",
+        looks_like_tau_bench,
+        read_tau_bench,
     ),
     TraceFormat(
         "openai",

@@ -40,9 +40,20 @@ def pair_invocations(
     expected: Sequence[ExpectedInvocation], calls: Sequence[ToolCall]
 ) -> dict[int, int]:
     """Expectation index → call index, by the optimal assignment the module describes."""
-    if not expected or not calls:
+    return _paired(expected, [[mismatches(e, c) for c in calls] for e in expected])
+
+
+def _paired(
+    expected: Sequence[ExpectedInvocation], missed: Sequence[Sequence[dict[str, Mismatch]]]
+) -> dict[int, int]:
+    if not expected or not missed[0]:
         return {}
-    matched = [[len(e.arguments) - len(mismatches(e, c)) for c in calls] for e in expected]
+    if len(expected) == 1 == len(missed[0]):
+        return {0: 0}
+    matched = [
+        [len(e.arguments) - len(row_missed) for row_missed in row]
+        for e, row in zip(expected, missed, strict=True)
+    ]
     return pair_most_matched(matched)
 
 
@@ -58,7 +69,9 @@ class _Tally:
     def add_tool(
         self, tool: str, expected: Sequence[ExpectedInvocation], calls: Sequence[ToolCall]
     ) -> None:
-        pairing = pair_invocations(expected, calls)
+        # Each expectation against each call, once: the pairing and the reasons both read it.
+        missed_by_pair = [[mismatches(e, c) for c in calls] for e in expected]
+        pairing = _paired(expected, missed_by_pair)
         for k, invocation in enumerate(expected):
             fields = len(invocation.arguments)
             self.total += fields
@@ -70,7 +83,7 @@ class _Tally:
                 continue
             call = calls[pairing[k]]
             self.evidence.append(call.span_id)
-            missed = mismatches(invocation, call)
+            missed = missed_by_pair[k][pairing[k]]
             self.matched += fields - len(missed)
             self.problems.extend(f"{tool}[{k}].{key}: {m}" for key, m in missed.items())
 

@@ -88,10 +88,12 @@ def fold_text(
     text: str, *, case_sensitive: bool, accent_sensitive: bool, whitespace_sensitive: bool
 ) -> str:
     """Text with case, accents and runs of whitespace folded, each unless asked to keep it."""
-    if not accent_sensitive:
-        decomposed = unicodedata.normalize("NFKD", text)
-        text = "".join(c for c in decomposed if not unicodedata.combining(c))
-    text = unicodedata.normalize("NFC", text)
+    # ASCII has no accents and is its own normal form: skip the per-character pass.
+    if not text.isascii():
+        if not accent_sensitive:
+            decomposed = unicodedata.normalize("NFKD", text)
+            text = "".join(c for c in decomposed if not unicodedata.combining(c))
+        text = unicodedata.normalize("NFC", text)
     if not case_sensitive:
         text = text.casefold()
     if not whitespace_sensitive:

@@ -152,7 +152,10 @@ class TrajectoryScorer:
         # One matching serves the value and the reason (exact mode reports in-order figures).
         shown: ToolMatch = "any_order" if mode == "any_order" else "in_order"
         match = any_order_matching if shown == "any_order" else in_order_matching
-        matching = match(expected, called)
+        # The common case, an agent that did what was expected, needs no matching at all.
+        matching = (
+            Matching(len(expected), (), ()) if expected == called else match(expected, called)
+        )
         details = _details(shown, matching, len(expected), len(called))
         if mode == "exact":
             value = 1.0 if expected == called else 0.0

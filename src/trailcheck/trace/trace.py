@@ -16,22 +16,28 @@ from trailcheck.trace.span import Span, Usage
 from trailcheck.trace.tree import SpanTree
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolCall:
     """One tool call as graders see it: derived from a tool span.
 
-    ``result`` is the recorded result parsed as JSON when it is a JSON string, else the text (or
-    the value as recorded). ``error`` is the tool's error, or the span's error status message.
+    ``recorded_result`` is the result as the span recorded it (often a JSON string); ``result``
+    is that parsed as JSON when it is a JSON string, else the text (or the value as recorded).
+    ``error`` is the tool's error, or the span's error status message.
     """
 
     call_id: str | None
     name: str
     arguments: dict[str, Any]
-    result: Any
+    recorded_result: Any
     error: str | None
     span_id: str
     start_ns: int
     end_ns: int | None
+
+    @cached_property
+    def result(self) -> Any:
+        # Parsed on first use: results are the bulk of a trace, and only some scorers read them.
+        return parse_json_text(self.recorded_result)
 
     @property
     def succeeded(self) -> bool:
@@ -54,16 +60,20 @@ def _tool_call(span: Span) -> ToolCall:
     error = tool.error
     if error is None and span.status.code == "error":
         error = span.status.message or "tool span has status error"
-    return ToolCall(
+    # The same object ToolCall(...) makes, without the frozen __init__'s object.__setattr__ per
+    # field (2 µs a call, and every graded trace builds one per tool call).
+    call = ToolCall.__new__(ToolCall)
+    call.__dict__.update(
         call_id=tool.call_id,
         name=tool.name,
         arguments=tool.arguments,
-        result=parse_json_text(tool.result),
+        recorded_result=tool.result,
         error=error,
         span_id=span.span_id,
         start_ns=span.start_ns,
         end_ns=span.end_ns,
     )
+    return call
 
 
 def _tool_order(span: Span) -> tuple[int, int, int, str]:
