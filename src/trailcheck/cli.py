@@ -184,12 +184,7 @@ def traces_show(
 
 def _cases_with_scorers(dataset: Dataset) -> dict[str, tuple[Case, tuple[Scorer, ...]]]:
     """Each case by id, with the scorers it runs (its own, else the dataset's), built once."""
-    prepared: dict[str, tuple[Case, tuple[Scorer, ...]]] = {}
-    for case in dataset.cases:
-        if case.scorers is None and dataset.scorers:
-            case = case.model_copy(update={"scorers": dataset.scorers})
-        prepared[case.id] = (case, case_scorers(case))
-    return prepared
+    return {case.id: (case, case_scorers(case)) for case in dataset.graded_cases()}
 
 
 def _grade_json(result: Grade) -> dict[str, object]:

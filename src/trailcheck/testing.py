@@ -1,4 +1,5 @@
-"""Fakes and builders for tests, ours and our users': build traces by hand in a few lines.
+"""Fakes and builders for tests, ours and our users': build traces by hand in a few lines, and
+script a model's replies (:class:`ScriptedModel`, :func:`tool_call_reply`).
 
 >>> trace = (
 ...     TraceBuilder("t1", input="Refund order A-1")
@@ -17,6 +18,7 @@ from typing import Any, Self
 
 import orjson
 
+from trailcheck.models.scripted import ScriptedModel, tool_call_reply
 from trailcheck.trace import (
     Message,
     ModelInvocation,
@@ -27,7 +29,7 @@ from trailcheck.trace import (
     Usage,
 )
 
-__all__ = ["TraceBuilder"]
+__all__ = ["ScriptedModel", "TraceBuilder", "tool_call_reply"]
 
 # Builder spans are 1 µs long and 1 µs apart: ordered, deterministic, obviously synthetic.
 _STEP_NS = 1_000

@@ -54,6 +54,16 @@ class Dataset(BaseModel):
             raise ValueError("; ".join(problems))
         return self
 
+    def graded_cases(self) -> list[Case]:
+        """The cases as :func:`~trailcheck.scorers.grade` takes them: a case that lists no
+        scorers of its own gets the dataset's (when the dataset lists any)."""
+        if not self.scorers:
+            return list(self.cases)
+        return [
+            case if case.scorers is not None else case.model_copy(update={"scorers": self.scorers})
+            for case in self.cases
+        ]
+
     @property
     def version(self) -> str:
         """``name@<12 hex>``: the hash of the canonical content (see :mod:`.version`)."""

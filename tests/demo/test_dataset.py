@@ -1,0 +1,93 @@
+"""The shipped ``support`` dataset: it loads clean, is approved, and covers what it promises."""
+
+from __future__ import annotations
+
+from collections import Counter
+from importlib.resources import files
+
+import trailcheck.demo.support as support
+from trailcheck.cases import load_dataset, release_cases
+from trailcheck.demo.support import SupportShop, support_dataset
+
+# The dataset's version is the hash of its content: a change to any case is a new version,
+# and this pin makes it a deliberate one.
+VERSION = "support@c9d2dae273ec"
+
+
+def test_the_package_exports_only_its_public_names() -> None:
+    assert support.__all__ == [
+        "SYSTEM_PROMPT",
+        "TODAY",
+        "Mode",
+        "SupportShop",
+        "enforced_shop",
+        "model_agent",
+        "prompt_only_shop",
+        "shop_factory",
+        "support_dataset",
+        "v1_agent",
+        "v1_brain",
+        "v2_agent",
+        "v2_brain",
+    ]
+
+
+def test_it_loads_from_the_package_and_from_the_file_the_same() -> None:
+    dataset = support_dataset()
+    resource = files("trailcheck.demo.support") / "support.yaml"
+    assert resource.is_file()
+    assert load_dataset(str(resource)) == dataset
+    assert dataset.name == "support"
+    assert dataset.version == VERSION
+    assert support_dataset().version == VERSION
+
+
+def test_every_case_is_approved_with_a_reviewer_and_names_what_it_guards() -> None:
+    dataset = support_dataset()
+    assert len(dataset.cases) >= 10
+    assert len(release_cases(dataset)) == len(dataset.cases)
+    for case in dataset.cases:
+        assert case.review_status == "approved", case.id
+        assert case.reviewed_by, case.id
+        assert case.failure_modes, case.id
+        assert case.notes, case.id
+
+
+def test_splits_hold_six_regression_and_four_holdout_cases_at_least() -> None:
+    splits = Counter(case.split for case in support_dataset().cases)
+    assert splits == {"regression": 7, "holdout": 6}
+
+
+def test_the_declared_tools_are_the_shops() -> None:
+    dataset = support_dataset()
+    assert dataset.tools == [tool.__name__ for tool in SupportShop().tools]
+
+
+def test_it_covers_the_situations_the_reference_domain_promises() -> None:
+    cases = {case.id: case for case in support_dataset().cases}
+    # A conversation of several user turns.
+    multi_turn = cases["multi-turn-refund"].input
+    assert isinstance(multi_turn, list)
+    assert [message.role for message in multi_turn] == ["user", "user"]
+    # Faults: an empty result, a partial one, an error for the first call, an error for all.
+    faults = {case_id: case.faults for case_id, case in cases.items() if case.faults}
+    assert faults["search-empty-result"][0].result == []
+    assert faults["partial-lookup-no-date"][0].replaces_result
+    assert faults["rate-limited-lookup"][0].first == 1
+    assert faults["lookup-outage-no-loop"][0].first is None
+    assert faults["refund-failed-no-claim"][0].tool == "issue_refund"
+    # The exact date of the reschedule, and a read-only question that may write nothing.
+    [reschedule] = cases["reschedule-friday"].expected_arguments
+    assert reschedule.tool == "reschedule_delivery"
+    assert reschedule.arguments["new_date"].model_dump(mode="json", by_alias=True) == {
+        "$compare": "date",
+        "value": "2026-06-19",
+        "day_first": False,
+    }
+    read_only = cases["read-only-status"]
+    assert read_only.expected_state == {"refunds": [], "reschedules": [], "verifications": []}
+    assert {p.tool for p in read_only.policies} == {"issue_refund", "reschedule_delivery"}
+    # Refusals: no refund may be in the state.
+    for case_id in ("refund-outside-window", "gift-card-refund", "refund-other-customers-order"):
+        assert cases[case_id].expected_state is not None
+        assert cases[case_id].expected_state["refunds"] == [], case_id
