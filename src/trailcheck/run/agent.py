@@ -15,15 +15,18 @@ from typing import Any, Protocol
 
 from trailcheck.capture import Recorder
 from trailcheck.environment import Environment
+from trailcheck.rate_limit import RateLimiter
 
 
 @dataclass(frozen=True, slots=True)
 class TrialContext:
-    """What an agent gets for one trial: recorded tools, the recorder, the environment."""
+    """What an agent gets for one trial: recorded tools, the recorder, the environment, and the
+    rate limiter every trial of the run shares (acquire it before each model call)."""
 
     tools: Sequence[Callable[..., Any]]
     recorder: Recorder
     environment: Environment | None = None
+    rate_limiter: RateLimiter | None = None
 
 
 class Agent(Protocol):

@@ -34,6 +34,7 @@ run's metadata ``tool_agent.stopped`` to ``{"reason": "max_steps", "max_steps": 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -122,8 +123,22 @@ class ToolAgent:
             )
         return self._toolbox
 
+    def describe(self) -> dict[str, Any]:
+        """What the run manifest pins about this agent: model, settings, prompt hash."""
+        settings = getattr(self.model, "settings", None)
+        prompt = self.system_prompt or ""
+        return {
+            "loop": "ToolAgent",
+            "model": self.model.name,
+            "model_settings": settings() if callable(settings) else None,
+            "system_prompt_sha256": hashlib.sha256(prompt.encode()).hexdigest()[:16],
+            "max_steps": self.max_steps,
+        }
+
     async def _call_model(self, toolbox: _Toolbox, context: TrialContext) -> Reply:
         messages = list(self._history)
+        if context.rate_limiter is not None:
+            await context.rate_limiter.acquire()
         with context.recorder.model(model=self.model.name, input_messages=messages) as call:
             reply = await self.model.complete(messages, toolbox.declarations)
             call.record_reply([reply.as_message()], usage=reply.usage, response_model=reply.model)

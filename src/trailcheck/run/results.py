@@ -1,0 +1,170 @@
+"""What a run produces: every trial's outcome, per case and in all, and what it ran against.
+
+The JSON report is :class:`RunReport` dumped as JSON (``report_json_schema()`` publishes its
+schema; ``schema_version`` changes whenever a field changes meaning). A trial's ``status`` is
+one of :data:`~trailcheck.run.status.TrialStatus`; every attempted trial is in the report,
+whatever happened to it, and a run interrupted part way is marked ``partial``.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from trailcheck.cases import ReviewStatus, Split
+from trailcheck.errors import InputError
+from trailcheck.run.compare import Comparison
+from trailcheck.run.intervals import Rate, rate
+from trailcheck.run.stats import OutcomeSummary, TaskOutcomes
+from trailcheck.run.status import TrialStatus, is_scored
+from trailcheck.scorers import Score, ScorerFailure
+from trailcheck.trace import Trace, Usage
+
+REPORT_SCHEMA_VERSION = "1"
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class TrialError(BaseModel):
+    """What stopped a trial: the exception's type, message and stack."""
+
+    model_config = _FROZEN
+
+    type: str
+    message: str
+    traceback: str
+
+    @classmethod
+    def from_exception(cls, error: BaseException) -> TrialError:
+        return cls(
+            type=type(error).__qualname__,
+            message=str(error),
+            traceback="".join(traceback.format_exception(error)),
+        )
+
+
+class CallSummary(BaseModel):
+    """One tool call of a trial, as reports show it beside the expected calls."""
+
+    model_config = _FROZEN
+
+    span_id: str
+    name: str
+    arguments: dict[str, JsonValue]
+    succeeded: bool
+    error: str | None = None
+    duration_ms: float | None = None
+
+
+class TrialResult(BaseModel):
+    """One trial of one case."""
+
+    model_config = _FROZEN
+
+    case_id: str
+    attempt: int = Field(ge=1)
+    status: TrialStatus
+    reason: str
+    """Why the status: the failed scorers, the error, the timeout."""
+    duration_ms: float
+    trace_id: str | None = None
+    scores: list[Score] = Field(default_factory=list)
+    scorer_failures: list[ScorerFailure] = Field(default_factory=list)
+    error: TrialError | None = None
+    final_output: str | None = None
+    calls: list[CallSummary] = Field(default_factory=list)
+    model_calls: int = 0
+    usage: Usage | None = None
+
+
+class CaseResult(BaseModel):
+    """A case's trials, with what the case expected (for the reports' side-by-side views)."""
+
+    model_config = _FROZEN
+
+    id: str
+    split: Split
+    review_status: ReviewStatus
+    failure_modes: list[str] = Field(default_factory=list)
+    expected_tools: list[str] | None = None
+    expected_arguments: list[dict[str, JsonValue]] = Field(default_factory=list)
+    """The case's expected invocations as its dataset file writes them."""
+    trials: list[TrialResult] = Field(default_factory=list)
+
+    @property
+    def pass_rate(self) -> Rate:
+        """Passed over scored trials, with a Wilson interval."""
+        scored = [trial for trial in self.trials if is_scored(trial.status)]
+        return rate(sum(trial.status == "passed" for trial in scored), len(scored))
+
+
+class RunReport(BaseModel):
+    """A run of a dataset: manifest, summary, cases and, against a baseline, the comparison."""
+
+    model_config = _FROZEN
+
+    schema_version: str = REPORT_SCHEMA_VERSION
+    partial: bool = False
+    """The run was interrupted: trials not finished are missing, and the summary says so."""
+    manifest: dict[str, JsonValue]
+    summary: OutcomeSummary
+    review_statuses: dict[str, int]
+    """How many of the cases that ran have each review status (only approved ones are release
+    tests)."""
+    cases: list[CaseResult]
+    comparison: Comparison | None = None
+
+    def outcomes(self) -> TaskOutcomes:
+        """Case id → trial statuses in attempt order: what statistics and comparisons read."""
+        return {case.id: [trial.status for trial in case.trials] for case in self.cases}
+
+    def trials(self) -> list[TrialResult]:
+        return [trial for case in self.cases for trial in case.trials]
+
+
+def dump_report(report: RunReport) -> bytes:
+    """The report as indented JSON, as ``trailcheck run`` writes it."""
+    return orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def load_report(path: str | os.PathLike[str]) -> RunReport:
+    """A report file read back; InputError naming the file and field when it is not one."""
+    source = Path(path)
+    try:
+        data = source.read_bytes()
+    except OSError as error:
+        raise InputError(f"{source}: cannot read the report: {error.strerror}") from error
+    try:
+        return RunReport.model_validate_json(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise InputError(
+            f"{source}: not a trailcheck report (schema {REPORT_SCHEMA_VERSION}): field"
+            f" {where}: {first['msg']} ({error.error_count()} problem(s))"
+        ) from None
+
+
+def report_json_schema() -> dict[str, Any]:
+    """The published JSON Schema of a report file."""
+    return RunReport.model_json_schema(mode="serialization")
+
+
+def call_summaries(trace: Trace) -> list[CallSummary]:
+    """The trace's tool calls, in order, as a report keeps them."""
+    return [
+        CallSummary(
+            span_id=call.span_id,
+            name=call.name,
+            arguments=call.arguments,
+            succeeded=call.succeeded,
+            error=call.error,
+            duration_ms=None if call.end_ns is None else (call.end_ns - call.start_ns) / 1e6,
+        )
+        for call in trace.tool_calls
+    ]

@@ -1,0 +1,340 @@
+"""Run an agent on a dataset: k isolated trials per case, graded, counted honestly.
+
+::
+
+    result = run(load_dataset("support.yaml"), v2_agent, prompt_only_shop, options=RunOptions(k=4))
+    result.report.summary.pass_hat_k[4]
+
+Each trial gets a fresh agent from the factory and a fresh environment, reset from its fixture,
+whose tools carry the case's faults (:mod:`trailcheck.run.faults`) and are recorded; the case's
+user turns are played in order inside one recorded run, and the trace is graded. What happened
+becomes the trial's status (:mod:`trailcheck.run.status`):
+
+- ``timeout``: the trial ran past ``timeout_s``; the partial trace is kept;
+- ``crashed``: the agent (or its factory) raised; type, message and stack are kept;
+- ``infra_error``: an :class:`~trailcheck.errors.InfraError` (the model or network failed after
+  its retries), or the environment could not be made or reset;
+- ``unscorable``: a scorer raised, or the case checks nothing; else ``passed`` or ``failed``.
+
+Trials run as asyncio tasks, at most ``concurrency`` at once, sharing one rate limiter; results
+are reported in dataset order then attempt, whatever order they finish in. Cancelling the run
+(Ctrl-C under :func:`run`) stops the trials in flight and returns the finished ones in a report
+marked ``partial``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import JsonValue
+
+from trailcheck.capture import Recorder, SeededIds
+from trailcheck.cases import Case, Dataset, Split
+from trailcheck.environment import Environment, EnvironmentFactory
+from trailcheck.errors import InfraError, UsageError
+from trailcheck.rate_limit import RateLimiter
+from trailcheck.run.agent import AgentFactory, TrialContext
+from trailcheck.run.compare import compare_outcomes
+from trailcheck.run.faults import with_faults
+from trailcheck.run.manifest import Harness, build_manifest, describe_agent, describe_environment
+from trailcheck.run.results import CaseResult, RunReport, TrialError, TrialResult, call_summaries
+from trailcheck.run.stats import summarize_outcomes
+from trailcheck.run.status import TrialStatus
+from trailcheck.scorers import Scorer, case_scorers, default_scorers, grade
+from trailcheck.trace import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How trials run. ``rate_limit_per_s`` bounds model calls across all trials."""
+
+    k: int = 1
+    concurrency: int = 4
+    timeout_s: float | None = 300.0
+    seed: int = 0
+    rate_limit_per_s: float | None = None
+    splits: tuple[Split, ...] | None = None
+    network_allowed: bool = True
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise UsageError(f"k must be at least 1, not {self.k}")
+        if self.concurrency < 1:
+            raise UsageError(f"concurrency must be at least 1, not {self.concurrency}")
+        if self.timeout_s is not None and self.timeout_s <= 0:
+            raise UsageError(f"timeout must be positive, not {self.timeout_s}")
+
+
+class RunObserver(Protocol):
+    """Told when the run starts and as each trial finishes (a progress bar, a log)."""
+
+    def started(self, total: int) -> None: ...
+
+    def finished(self, trial: TrialResult) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """The report, and the traces of the trials that produced one, in report order."""
+
+    report: RunReport
+    traces: list[Trace] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    agent_factory: AgentFactory
+    environment_factory: EnvironmentFactory | None
+    options: RunOptions
+    dataset_version: str
+    rate_limiter: RateLimiter | None
+
+
+def user_turns(case: Case) -> list[str]:
+    """The user messages a case plays, in order; any other role in its input is refused."""
+    if isinstance(case.input, str):
+        return [case.input]
+    others = [f"input[{i}] is {m.role}" for i, m in enumerate(case.input) if m.role != "user"]
+    if others:
+        raise UsageError(
+            f"case {case.id!r}: the runner plays user turns only, but {', '.join(others)}"
+        )
+    return [message.text for message in case.input]
+
+
+def _trial_seed(seed: int, case_id: str, attempt: int) -> int:
+    digest = hashlib.sha256(f"{seed}\0{case_id}\0{attempt}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _is_infra(error: BaseException) -> bool:
+    if isinstance(error, BaseExceptionGroup):
+        return error.subgroup(InfraError) is not None
+    return isinstance(error, InfraError)
+
+
+async def _play(
+    case: Case, attempt: int, plan: _Plan, environment: Environment | None, recorder: Recorder
+) -> None:
+    tools = with_faults(environment.tools if environment is not None else [], case.faults)
+    context = TrialContext(
+        tools=recorder.wrap_tools(tools),
+        recorder=recorder,
+        environment=environment,
+        rate_limiter=plan.rate_limiter,
+    )
+    agent = plan.agent_factory()
+    async with recorder:
+        answer: Any = None
+        for turn in user_turns(case):
+            answer = await agent.respond(turn, context)
+        recorder.set_output(answer)
+
+
+async def run_trial(
+    case: Case, attempt: int, plan: _Plan, scorers: Sequence[Scorer]
+) -> tuple[TrialResult, Trace | None]:
+    """One trial of ``case``: never raises for what the agent, environment or scorers do."""
+    began = time.perf_counter()
+
+    def result(status: TrialStatus, reason: str, trace: Trace | None, **extra: Any) -> TrialResult:
+        return TrialResult(
+            case_id=case.id,
+            attempt=attempt,
+            status=status,
+            reason=reason,
+            duration_ms=(time.perf_counter() - began) * 1e3,
+            trace_id=None if trace is None else trace.trace_id,
+            final_output=None if trace is None or trace.final_output is None else trace.final_text,
+            calls=[] if trace is None else call_summaries(trace),
+            model_calls=0 if trace is None else sum(s.kind == "llm" for s in trace.spans),
+            usage=None if trace is None else trace.usage,
+            **extra,
+        )
+
+    try:
+        environment = plan.environment_factory() if plan.environment_factory else None
+        if environment is not None:
+            environment.reset()
+    # An environment that cannot start is the harness's failure, not the agent's: recorded.
+    except Exception as broken:  # noqa: BLE001
+        failure = TrialError.from_exception(broken)
+        reason = f"environment failed: {failure.type}: {broken}"
+        return result("infra_error", reason, None, error=failure), None
+    recorder = Recorder(
+        agent_name="trailcheck-run",
+        input=case.input,
+        environment=environment,
+        metadata={"case_id": case.id, "attempt": attempt, "dataset": plan.dataset_version},
+        ids=SeededIds(_trial_seed(plan.options.seed, case.id, attempt)),
+    )
+    deadline = asyncio.timeout(plan.options.timeout_s)
+    error: BaseException | None = None
+    try:
+        async with deadline:
+            await _play(case, attempt, plan, environment, recorder)
+    except TimeoutError as raised:
+        error = raised
+    # The agent's failure is the trial's data: kept with its stack, and the run goes on.
+    except Exception as raised:  # noqa: BLE001
+        error = raised
+    trace = recorder.traces[-1] if recorder.traces else None
+    if error is not None:
+        failure = TrialError.from_exception(error)
+        if isinstance(error, TimeoutError) and deadline.expired():
+            reason = f"timed out after {plan.options.timeout_s:g} s"
+            return result("timeout", reason, trace, error=failure), trace
+        status: TrialStatus = "infra_error" if _is_infra(error) else "crashed"
+        return result(status, f"{failure.type}: {error}", trace, error=failure), trace
+    assert trace is not None  # a run that ended without an error recorded its trace
+    graded = grade(trace, case, scorers)
+    extra = {"scores": list(graded.scores), "scorer_failures": list(graded.failures)}
+    return result(graded.status, graded.reason, trace, **extra), trace
+
+
+def _selected(dataset: Dataset, splits: tuple[Split, ...] | None) -> list[Case]:
+    cases = [c for c in dataset.graded_cases() if splits is None or c.split in splits]
+    if not cases:
+        wanted = f" in splits {', '.join(splits)}" if splits else ""
+        raise UsageError(f"dataset {dataset.name!r} has no cases{wanted} to run")
+    for case in cases:
+        user_turns(case)  # refuse a bad input before any trial starts
+    return cases
+
+
+async def run_async(
+    dataset: Dataset,
+    agent_factory: AgentFactory,
+    environment_factory: EnvironmentFactory | None = None,
+    *,
+    options: RunOptions | None = None,
+    baseline: RunReport | None = None,
+    observer: RunObserver | None = None,
+    references: dict[str, str | None] | None = None,
+) -> RunResult:
+    """Run every case (of ``options.splits``) ``options.k`` times; see the module docstring.
+
+    ``references`` names where the agent, environment and dataset came from
+    (``{"agent": "shop.agents:v2", "environment": ..., "dataset": "support.yaml"}``), for the
+    manifest.
+    """
+    options = options or RunOptions()
+    names = references or {}
+    cases = _selected(dataset, options.splits)
+    scorers_by_case = {case.id: case_scorers(case) for case in cases}
+    limiter = RateLimiter(options.rate_limit_per_s) if options.rate_limit_per_s else None
+    plan = _Plan(agent_factory, environment_factory, options, dataset.version, limiter)
+    manifest = build_manifest(
+        dataset=dataset,
+        dataset_path=names.get("dataset"),
+        agent=describe_agent(agent_factory(), names.get("agent")),
+        environment=describe_environment(
+            environment_factory() if environment_factory else None, names.get("environment")
+        ),
+        scorers=_all_scorers(scorers_by_case.values()),
+        harness=Harness(
+            k=options.k,
+            concurrency=options.concurrency,
+            timeout_s=options.timeout_s,
+            seed=options.seed,
+            rate_limit_per_s=options.rate_limit_per_s,
+            network_allowed=options.network_allowed,
+        ),
+    )
+    slots = asyncio.Semaphore(options.concurrency)
+    finished: dict[tuple[int, int], tuple[TrialResult, Trace | None]] = {}
+
+    async def one(index: int, case: Case, attempt: int) -> None:
+        async with slots:
+            outcome = await run_trial(case, attempt, plan, scorers_by_case[case.id])
+        finished[index, attempt] = outcome
+        if observer is not None:
+            observer.finished(outcome[0])
+
+    planned = [(i, case, a) for i, case in enumerate(cases) for a in range(1, options.k + 1)]
+    if observer is not None:
+        observer.started(len(planned))
+    tasks = [asyncio.ensure_future(one(*item)) for item in planned]
+    partial = False
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        # Interrupted: the finished trials are reported; the ones in flight are not trials.
+        partial = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    manifest["interrupted_trials"] = len(planned) - len(finished) if partial else 0
+    return _result(cases, finished, manifest, partial, options, baseline)
+
+
+def _all_scorers(per_case: Any) -> list[Scorer]:
+    chosen: dict[str, Scorer] = {}
+    for scorers in [default_scorers(), *per_case]:
+        for scorer in scorers:
+            chosen.setdefault(scorer.name, scorer)
+    return list(chosen.values())
+
+
+def _result(
+    cases: Sequence[Case],
+    finished: dict[tuple[int, int], tuple[TrialResult, Trace | None]],
+    manifest: dict[str, JsonValue],
+    partial: bool,
+    options: RunOptions,
+    baseline: RunReport | None,
+) -> RunResult:
+    case_results: list[CaseResult] = []
+    traces: list[Trace] = []
+    for index, case in enumerate(cases):
+        trials = []
+        for attempt in range(1, options.k + 1):
+            if (index, attempt) not in finished:
+                continue
+            trial, trace = finished[index, attempt]
+            trials.append(trial)
+            if trace is not None:
+                traces.append(trace)
+        case_results.append(
+            CaseResult(
+                id=case.id,
+                split=case.split,
+                review_status=case.review_status,
+                failure_modes=case.failure_modes,
+                expected_tools=case.expected_tools,
+                expected_arguments=[
+                    e.model_dump(mode="json", by_alias=True) for e in case.expected_arguments
+                ],
+                trials=trials,
+            )
+        )
+    outcomes = {case.id: [t.status for t in case.trials] for case in case_results}
+    statuses: dict[str, int] = {}
+    for case in cases:
+        statuses[case.review_status] = statuses.get(case.review_status, 0) + 1
+    report = RunReport(
+        partial=partial,
+        manifest=manifest,
+        summary=summarize_outcomes(outcomes, k=options.k, seed=options.seed),
+        review_statuses=statuses,
+        cases=case_results,
+        comparison=None
+        if baseline is None
+        else compare_outcomes(outcomes, baseline.outcomes(), seed=options.seed),
+    )
+    return RunResult(report, traces)
+
+
+def run(
+    dataset: Dataset,
+    agent_factory: AgentFactory,
+    environment_factory: EnvironmentFactory | None = None,
+    **settings: Any,
+) -> RunResult:
+    """:func:`run_async` on a new event loop; Ctrl-C returns the partial result."""
+    return asyncio.run(run_async(dataset, agent_factory, environment_factory, **settings))
