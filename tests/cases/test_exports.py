@@ -25,6 +25,7 @@ def test_exported_names_are_pinned() -> None:
             "DatetimeComparator",
             "ExactComparator",
             "ExpectedInvocation",
+            "GateSpec",
             "NumberComparator",
             "OneOfComparator",
             "PresentComparator",

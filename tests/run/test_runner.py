@@ -153,12 +153,10 @@ def test_faults_apply_to_the_first_calls_of_each_trial() -> None:
     assert [trace.state_after for trace in result.traces] == [{"calls": ["A-2"]}] * 2
 
 
-def test_a_fault_for_a_tool_the_environment_lacks_crashes_the_trial_clearly() -> None:
+def test_a_fault_for_a_tool_the_environment_lacks_is_refused_before_any_trial() -> None:
     case = _case().model_copy(update={"faults": [ToolFault(tool="refund", result=[])]})
-    result = run(_dataset(case), ScriptAgent, Counter)
-    (trial,) = result.report.trials()
-    assert trial.status == "crashed"
-    assert "faults name 'refund', which the environment does not have" in trial.reason
+    with pytest.raises(UsageError, match=r"case 'c1': faults name 'refund', which the environ"):
+        run(_dataset(case), ScriptAgent, Counter)
 
 
 def test_multi_turn_input_is_played_in_order() -> None:

@@ -28,6 +28,7 @@ from trailcheck.cases.dataset import Dataset
 from trailcheck.cases.dump import dump_dataset, serialize_dataset
 from trailcheck.cases.faults import ToolFault
 from trailcheck.cases.formats import DatasetFormat
+from trailcheck.cases.gate import GateSpec
 from trailcheck.cases.load import load_dataset, parse_dataset
 from trailcheck.cases.problems import DatasetError, Problem
 from trailcheck.cases.review import REVIEW_STATUSES, release_cases, status_counts
@@ -59,6 +60,7 @@ __all__ = [
     "DatetimeComparator",
     "ExactComparator",
     "ExpectedInvocation",
+    "GateSpec",
     "NumberComparator",
     "OneOfComparator",
     "PresentComparator",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from trailcheck.cases.case import Case, Text
 from trailcheck.cases.document import format_path
+from trailcheck.cases.gate import GateSpec
 from trailcheck.cases.rules import duplicate_ids, undeclared_tools
 from trailcheck.cases.scorer_specs import ScorerSpec
 from trailcheck.cases.version import dataset_version
@@ -21,7 +22,7 @@ DatasetName = Annotated[str, Field(min_length=1, pattern=r"^[^@\s]+$")]
 class Dataset(BaseModel):
     """Cases under one name. ``tools``, when given, is every tool the agent may call, and each
     tool a case names must be one of them; absent, tool names are not checked. ``scorers`` run
-    for every case that does not list its own."""
+    for every case that does not list its own. ``gate`` holds the release thresholds."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -29,6 +30,7 @@ class Dataset(BaseModel):
     description: str | None = None
     tools: list[Text] | None = None
     scorers: list[ScorerSpec] = Field(default_factory=list)
+    gate: GateSpec | None = None
     cases: list[Case] = Field(default_factory=list)
 
     @field_validator("tools")

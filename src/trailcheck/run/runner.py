@@ -40,7 +40,7 @@ from trailcheck.errors import InfraError, UsageError
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.agent import AgentFactory, TrialContext
 from trailcheck.run.compare import compare_outcomes
-from trailcheck.run.faults import with_faults
+from trailcheck.run.faults import tool_name, with_faults
 from trailcheck.run.manifest import Harness, build_manifest, describe_agent, describe_environment
 from trailcheck.run.results import CaseResult, RunReport, TrialError, TrialResult, call_summaries
 from trailcheck.run.stats import summarize_outcomes
@@ -229,13 +229,13 @@ async def run_async(
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
     limiter = RateLimiter(options.rate_limit_per_s) if options.rate_limit_per_s else None
     plan = _Plan(agent_factory, environment_factory, options, dataset.version, limiter)
+    probe = environment_factory() if environment_factory else None
+    _check_faults(cases, probe)
     manifest = build_manifest(
         dataset=dataset,
         dataset_path=names.get("dataset"),
         agent=describe_agent(agent_factory(), names.get("agent")),
-        environment=describe_environment(
-            environment_factory() if environment_factory else None, names.get("environment")
-        ),
+        environment=describe_environment(probe, names.get("environment")),
         scorers=_all_scorers(scorers_by_case.values()),
         harness=Harness(
             k=options.k,
@@ -271,6 +271,19 @@ async def run_async(
         await asyncio.gather(*tasks, return_exceptions=True)
     manifest["interrupted_trials"] = len(planned) - len(finished) if partial else 0
     return _result(cases, finished, manifest, partial, options, baseline)
+
+
+def _check_faults(cases: Sequence[Case], environment: Environment | None) -> None:
+    """A fault for a tool the environment lacks is the dataset's error: refused before any trial."""
+    names = {tool_name(tool) for tool in environment.tools} if environment is not None else set()
+    for case in cases:
+        unknown = sorted({fault.tool for fault in case.faults} - names)
+        if unknown:
+            has = f"its tools: {', '.join(sorted(names))}" if names else "there is no environment"
+            raise UsageError(
+                f"case {case.id!r}: faults name {', '.join(map(repr, unknown))}, which the"
+                f" environment does not have ({has})"
+            )
 
 
 def _all_scorers(per_case: Any) -> list[Scorer]:

@@ -1,0 +1,40 @@
+"""Release thresholds a dataset file may state, so every run of it is held to the same bar::
+
+    gate:
+      pass_hat_k: 0.9          # overall pass^k at least 0.9 ...
+      k: 4                     # ... at k = 4 (default: the run's k)
+      regression_must_pass: true   # every trial of every regression case passes
+      max_infra_errors: 0
+
+The command line may set or override each threshold; :mod:`trailcheck.run.gate` checks them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class GateSpec(BaseModel):
+    """Thresholds a run must meet; an absent threshold is not checked."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    pass_hat_k: Fraction | None = None
+    pass_at_1: Fraction | None = None
+    k: Annotated[int, Field(ge=1)] | None = None
+    regression_must_pass: bool = False
+    max_infra_errors: Count | None = None
+    max_unscorable: Count | None = None
+
+    def merged(self, override: GateSpec) -> GateSpec:
+        """This spec with every threshold ``override`` sets replacing its own."""
+        return self.model_copy(update=override.model_dump(exclude_unset=True))
+
+    @property
+    def empty(self) -> bool:
+        return self == GateSpec()
