@@ -329,3 +329,26 @@ def test_duplicate_tool_names_are_a_usage_error_before_any_model_call() -> None:
     with pytest.raises(UsageError, match="two tools are named 'lookup_order'"):
         run_turns(ToolAgent(model), ["Hi"], [shop.lookup_order, Shop().lookup_order])
     assert model.calls == []
+
+
+def test_each_model_call_takes_the_shared_rate_limiter_and_describe_pins_the_prompt() -> None:
+    from trailcheck.rate_limit import RateLimiter
+
+    limiter = RateLimiter(1000, burst=10)
+    model = ScriptedModel([tool_call_reply("lookup_order", {"order_id": "A-1"}), "done"])
+    agent = ToolAgent(model, system_prompt="Verify first.", max_steps=5)
+    recorder = Recorder(agent_name="shop-agent", ids=SeededIds(1))
+    tools = recorder.wrap_tools(Shop().tools)
+    context = TrialContext(tools=tools, recorder=recorder, rate_limiter=limiter)
+
+    async def turn() -> str:
+        async with recorder:
+            return await agent.respond("where is A-1?", context)
+
+    assert asyncio.run(turn()) == "done"
+    assert limiter.acquisitions == 2
+    described = agent.describe()
+    assert described["model"] == "scripted"
+    assert described["max_steps"] == 5
+    other = ToolAgent(model, system_prompt="Refund freely.").describe()
+    assert described["system_prompt_sha256"] != other["system_prompt_sha256"]

@@ -26,6 +26,10 @@ The tool calls of one reply run concurrently (``asyncio`` tasks; a sync tool run
 loop, so sync tools run one after another in the reply's order), and their results join the
 conversation in the order of the calls. When one raises, the others are cancelled.
 
+Before each model call the loop acquires ``context.rate_limiter`` when the run has one (every
+trial shares it). ``describe()`` is what the run manifest pins: the model, its settings, a hash of
+the system prompt and ``max_steps``.
+
 ``max_steps`` bounds the model calls of one turn: when it is spent without a final answer,
 :meth:`respond` returns :data:`STOPPED_AT_MAX_STEPS` (formatted), does not raise, and sets the
 run's metadata ``tool_agent.stopped`` to ``{"reason": "max_steps", "max_steps": N, "turn": T}``.
