@@ -74,7 +74,14 @@ def test_ingest_exports() -> None:
 
 
 def test_report_exports() -> None:
-    assert trailcheck.report.__all__ == ["render_trace"]
+    assert trailcheck.report.__all__ == [
+        "ProgressObserver",
+        "render_comparison",
+        "render_html",
+        "render_run",
+        "render_trace",
+        "write_run",
+    ]
 
 
 def test_every_exported_name_exists() -> None:

@@ -19,6 +19,9 @@ from rich.table import Table
 
 from trailcheck import __version__
 from trailcheck.cases import Case, Dataset, dataset_json_schema, load_dataset
+from trailcheck.commands.demo import demo_command
+from trailcheck.commands.report import report_command
+from trailcheck.commands.run import run_command
 from trailcheck.errors import InputError, TrailcheckError, UsageError
 from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
@@ -26,6 +29,7 @@ from trailcheck.ingest.trailcheck_jsonl import dump_trace, trace_json_schema
 from trailcheck.report import render_trace
 from trailcheck.report.stats_view import render_stats, stats_json
 from trailcheck.run.recorded import outcomes_from_traces
+from trailcheck.run.results import report_json_schema
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.scorers import Grade, Scorer, case_scorers, grade
 
@@ -329,6 +333,17 @@ def _print_json(value: object) -> None:
 def schema_dataset() -> None:
     """The JSON Schema of a dataset file (YAML or JSON)."""
     _print_json(dataset_json_schema())
+
+
+@schema_app.command("report")
+def schema_report() -> None:
+    """The JSON Schema of a run report (trailcheck run's NAME.json)."""
+    _print_json(report_json_schema())
+
+
+app.command("run")(run_command)
+app.command("report")(report_command)
+app.command("demo")(demo_command)
 
 
 def run_cli(argv: list[str] | None = None) -> int:

@@ -23,7 +23,14 @@ def test_the_schema_names_itself_and_the_fields_of_a_dataset() -> None:
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["title"] == "Dataset"
     assert schema["required"] == ["name"]
-    assert list(schema["properties"]) == ["name", "description", "tools", "scorers", "gate", "cases"]
+    assert list(schema["properties"]) == [
+        "name",
+        "description",
+        "tools",
+        "scorers",
+        "gate",
+        "cases",
+    ]
     case = schema["$defs"]["Case"]
     assert case["required"] == ["id", "input"]
     assert case["additionalProperties"] is False

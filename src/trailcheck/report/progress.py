@@ -1,12 +1,15 @@
 """Progress of a run: a live bar with counts and ETA on a terminal, plain lines elsewhere (CI).
 
-A CI log wants few, greppable lines, not a redrawn bar: there one line is printed each time
-another tenth of the trials has finished, and at the end.
+A CI log wants few, greppable lines, not a redrawn bar: there a line is printed when another
+tenth of the trials has finished and at least :data:`PLAIN_LINE_EVERY_S` have passed since the
+last line, and at the end.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
@@ -24,6 +27,8 @@ from rich.progress import (
 from trailcheck.run.results import TrialResult
 from trailcheck.run.status import TRIAL_STATUSES
 
+PLAIN_LINE_EVERY_S = 5.0
+
 
 def status_counts(counts: Counter[str]) -> str:
     """``passed 30 · failed 8 · infra_error 2``: the statuses seen so far, in a fixed order."""
@@ -34,8 +39,16 @@ def status_counts(counts: Counter[str]) -> str:
 class ProgressObserver:
     """A :class:`~trailcheck.run.runner.RunObserver` that shows progress on ``console``."""
 
-    def __init__(self, console: Console, label: str = "trials") -> None:
+    def __init__(
+        self,
+        console: Console,
+        label: str = "trials",
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.console = console
+        self._clock = clock
+        self._last_line = 0.0
         self.label = label
         self.counts: Counter[str] = Counter()
         self.total = 0
@@ -73,13 +86,17 @@ class ProgressObserver:
         else:
             self.console.print(f"{self.label}: {total} trials", markup=False, highlight=False)
             self._next_line = max(1, total // 10)
+            self._last_line = self._clock()
 
     def finished(self, trial: TrialResult) -> None:
         self.counts[trial.status] += 1
         done = sum(self.counts.values())
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=done, counts=status_counts(self.counts))
-        elif done >= self._next_line or done == self.total:
+        elif done == self.total or (
+            done >= self._next_line and self._clock() - self._last_line >= PLAIN_LINE_EVERY_S
+        ):
+            self._last_line = self._clock()
             width = len(str(self.total))
             line = f"{self.label}: [{done:>{width}}/{self.total}] {status_counts(self.counts)}"
             self.console.print(line, markup=False, highlight=False)

@@ -2,12 +2,47 @@
 
 from trailcheck.environment import Environment, EnvironmentFactory, ToolError
 from trailcheck.run.agent import Agent, AgentFactory, TrialContext
+from trailcheck.run.compare import Comparison, compare_outcomes
+from trailcheck.run.gate import GateResult, check_gate
+from trailcheck.run.results import (
+    CaseResult,
+    RunReport,
+    TrialResult,
+    dump_report,
+    load_report,
+    report_json_schema,
+)
+from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run, run_async
+from trailcheck.run.stats import OutcomeSummary, pass_at_k, pass_hat_k, summarize_outcomes
+from trailcheck.run.status import TrialStatus
+from trailcheck.run.tool_agent import ToolAgent
 
 __all__ = [
     "Agent",
     "AgentFactory",
+    "CaseResult",
+    "Comparison",
     "Environment",
     "EnvironmentFactory",
+    "GateResult",
+    "OutcomeSummary",
+    "RunObserver",
+    "RunOptions",
+    "RunReport",
+    "RunResult",
+    "ToolAgent",
     "ToolError",
     "TrialContext",
+    "TrialResult",
+    "TrialStatus",
+    "check_gate",
+    "compare_outcomes",
+    "dump_report",
+    "load_report",
+    "pass_at_k",
+    "pass_hat_k",
+    "report_json_schema",
+    "run",
+    "run_async",
+    "summarize_outcomes",
 ]

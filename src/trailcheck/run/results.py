@@ -151,8 +151,13 @@ def load_report(path: str | os.PathLike[str]) -> RunReport:
 
 
 def report_json_schema() -> dict[str, Any]:
-    """The published JSON Schema of a report file."""
-    return RunReport.model_json_schema(mode="serialization")
+    """The published JSON Schema of a report file (``trailcheck schema report``)."""
+    schema = RunReport.model_json_schema(mode="serialization")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"urn:trailcheck:schema:report:{REPORT_SCHEMA_VERSION}",
+        **schema,
+    }
 
 
 def call_summaries(trace: Trace) -> list[CallSummary]:

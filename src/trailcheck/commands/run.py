@@ -1,0 +1,178 @@
+"""``trailcheck run``: a dataset, an agent and an environment in; report files and a gate out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from trailcheck.cases import GateSpec, Split, load_dataset
+from trailcheck.errors import UsageError
+from trailcheck.models.openai_chat import OpenAIChatModel
+from trailcheck.report.files import write_run
+from trailcheck.report.html import render_html
+from trailcheck.report.progress import ProgressObserver
+from trailcheck.report.run_view import render_run
+from trailcheck.run.agent import AgentFactory
+from trailcheck.run.gate import GateResult, check_gate
+from trailcheck.run.results import RunReport, load_report
+from trailcheck.run.runner import RunOptions, run
+from trailcheck.specs.references import resolve_reference
+
+EXIT_GATE_FAILED = 1
+
+stdout = Console(soft_wrap=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def agent_factory(reference: str, model: OpenAIChatModel | None) -> AgentFactory:
+    """The factory ``reference`` names; with a model, a factory that hands it that model."""
+    factory: Any = resolve_reference(reference, what="agent factory")
+    if not callable(factory):
+        raise UsageError(f"agent factory {reference!r} is not callable")
+    if model is None:
+        return factory  # type: ignore[no-any-return]
+    return lambda: factory(model)
+
+
+def print_gate(result: GateResult, console: Console) -> None:
+    """One line per broken threshold, or the thresholds met."""
+    if not result.checked:
+        return
+    if result.passed:
+        console.print(f"gate passed: {'; '.join(result.checked)}", markup=False)
+        return
+    for line in result.broken:
+        console.print(f"gate failed: {line}", style="bold red", markup=False)
+
+
+def _default_out(dataset_name: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path(".trailcheck") / "runs" / f"{dataset_name}-{stamp}"
+
+
+def run_command(
+    dataset_path: Annotated[Path, typer.Argument(help="The dataset file (YAML or JSON).")],
+    agent: Annotated[
+        str, typer.Option("--agent", help="MODULE:FACTORY making a fresh agent per trial.")
+    ],
+    env: Annotated[
+        str | None,
+        typer.Option("--env", help="MODULE:FACTORY making a fresh environment per trial."),
+    ] = None,
+    k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Trials at once.")] = 4,
+    timeout: Annotated[float, typer.Option(help="Seconds before a trial is a timeout.")] = 300.0,
+    seed: Annotated[int, typer.Option(help="Seed of trace ids and bootstrap intervals.")] = 0,
+    rate_limit: Annotated[
+        float | None, typer.Option(help="Model calls per second, across all trials.")
+    ] = None,
+    split: Annotated[
+        list[str] | None, typer.Option("--split", help="Run only this split (repeatable).")
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="A real model: the agent factory is called with it (OpenAI API)."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint for --model.")
+    ] = None,
+    api_key_env: Annotated[
+        str, typer.Option(help="Environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    baseline: Annotated[
+        Path | None, typer.Option(help="A previous report to compare with, case by case.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for the files (default .trailcheck/runs/...).")
+    ] = None,
+    name: Annotated[str, typer.Option(help="File name stem of the report.")] = "report",
+    html: Annotated[bool, typer.Option("--html", help="Also write the HTML report.")] = False,
+    gate_pass_hat_k: Annotated[
+        float | None, typer.Option(help="Gate: overall pass^k at least this.")
+    ] = None,
+    gate_k: Annotated[int | None, typer.Option(help="Gate: the k of --gate-pass-hat-k.")] = None,
+    gate_pass_at_1: Annotated[
+        float | None, typer.Option(help="Gate: pass@1 at least this.")
+    ] = None,
+    gate_regression: Annotated[
+        bool, typer.Option(help="Gate: every trial of every regression case passes.")
+    ] = False,
+    gate_max_infra_errors: Annotated[
+        int | None, typer.Option(help="Gate: at most this many infra errors.")
+    ] = None,
+) -> None:
+    """Run an agent on a dataset, k trials per case; write the report; check the gate.
+
+    Exit 0 when the gate passed (or none was set), 1 when it failed or the run was interrupted,
+    2 for a usage or input error.
+    """
+    dataset = load_dataset(dataset_path)
+    prior = load_report(baseline) if baseline is not None else None
+    chat = None
+    if model is not None:
+        chat = OpenAIChatModel(model, base_url=base_url, api_key_env=api_key_env)
+    elif base_url is not None:
+        raise UsageError("--base-url needs --model")
+    options = RunOptions(
+        k=k,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        seed=seed,
+        rate_limit_per_s=rate_limit,
+        splits=_splits(split),
+    )
+    overrides = GateSpec.model_validate(
+        {
+            key: value
+            for key, value in {
+                "pass_hat_k": gate_pass_hat_k,
+                "k": gate_k,
+                "pass_at_1": gate_pass_at_1,
+                "regression_must_pass": gate_regression or None,
+                "max_infra_errors": gate_max_infra_errors,
+            }.items()
+            if value is not None
+        },
+        strict=False,
+    )
+    gate = (dataset.gate or GateSpec()).merged(overrides)
+    environment = resolve_reference(env, what="environment factory") if env else None
+    with ProgressObserver(stderr, label=dataset.name) as progress:
+        result = run(
+            dataset,
+            agent_factory(agent, chat),
+            environment,
+            options=options,
+            baseline=prior,
+            observer=progress,
+            references={"agent": agent, "environment": env, "dataset": str(dataset_path)},
+        )
+    folder = out or _default_out(dataset.name)
+    written = write_run(
+        result.report, result.traces, folder, name, html=render_html if html else None
+    )
+    finish(result.report, gate, written)
+
+
+def finish(report: RunReport, gate: GateSpec, written: list[Path]) -> None:
+    """Print the summary, the files and the gate; exit 1 when the gate failed."""
+    stdout.print(render_run(report))
+    stderr.print("wrote " + ", ".join(str(path) for path in written), markup=False)
+    outcome = check_gate(report, gate)
+    print_gate(outcome, stdout)
+    if not outcome.passed:
+        raise typer.Exit(EXIT_GATE_FAILED)
+
+
+def _splits(values: list[str] | None) -> tuple[Split, ...] | None:
+    if not values:
+        return None
+    known: tuple[Split, ...] = ("regression", "holdout", "calibration", "monitoring")
+    unknown = [value for value in values if value not in known]
+    if unknown:
+        raise UsageError(f"--split {unknown[0]!r}: a split is one of {', '.join(known)}")
+    return tuple(split for split in known if split in values)

@@ -1,0 +1,63 @@
+"""The ``trailcheck demo`` story: the same dataset, three configurations, one comparison.
+
+v1 with prompt-only tools is the red run: its planted bugs fail the cases that guard them. v2
+with prompt-only tools, and v2 with enforced tools, are the green runs; both are compared with
+v1 on the same cases, so the report shows what the fix changed and how sure one can be of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from trailcheck.demo.support.agent import enforced_shop, prompt_only_shop, v1_agent, v2_agent
+from trailcheck.demo.support.dataset import support_dataset
+from trailcheck.environment import EnvironmentFactory
+from trailcheck.run.agent import AgentFactory
+from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run
+
+DEMO_K = 4
+
+
+@dataclass(frozen=True, slots=True)
+class DemoRun:
+    """One configuration of the demo: its file name, agent and environment."""
+
+    name: str
+    agent: AgentFactory
+    environment: EnvironmentFactory
+    references: dict[str, str | None]
+
+
+def _refs(agent: str, environment: str) -> dict[str, str | None]:
+    module = "trailcheck.demo.support"
+    return {"agent": f"{module}:{agent}", "environment": f"{module}:{environment}"}
+
+
+DEMO_RUNS = (
+    DemoRun("v1-prompt-only", v1_agent, prompt_only_shop, _refs("v1_agent", "prompt_only_shop")),
+    DemoRun("v2-prompt-only", v2_agent, prompt_only_shop, _refs("v2_agent", "prompt_only_shop")),
+    DemoRun("v2-enforced", v2_agent, enforced_shop, _refs("v2_agent", "enforced_shop")),
+)
+
+
+def run_demo(
+    *, k: int = DEMO_K, observer: Callable[[str], RunObserver] | None = None
+) -> list[tuple[DemoRun, RunResult]]:
+    """The three runs in order; the v2 runs carry a comparison with the v1 run."""
+    dataset = support_dataset()
+    results: list[tuple[DemoRun, RunResult]] = []
+    baseline = None
+    for demo in DEMO_RUNS:
+        result = run(
+            dataset,
+            demo.agent,
+            demo.environment,
+            options=RunOptions(k=k, concurrency=8),
+            baseline=baseline,
+            observer=observer(demo.name) if observer else None,
+            references={**demo.references, "dataset": "trailcheck.demo.support:support.yaml"},
+        )
+        baseline = baseline or result.report
+        results.append((demo, result))
+    return results

@@ -1,0 +1,231 @@
+"""The terminal summary of a run: what ran, the counts, pass@k and pass^k, a grid of trials,
+failures grouped by the failure mode they break, and the comparison with a baseline.
+
+It reads well without colour (CI logs): every status has a glyph and a word in the legend,
+counts are written out, and a partial run says so in words at the top and the bottom. Text from
+the report (case ids, reasons, agent output) is untrusted: it is shown as plain text, never as
+rich markup, with control characters escaped.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from trailcheck.report.outcomes import (
+    GLYPHS,
+    MEANINGS,
+    FailureGroup,
+    group_failures,
+    pass_rate_text,
+    run_identity,
+)
+from trailcheck.report.trace_view import shown
+from trailcheck.run.compare import Comparison
+from trailcheck.run.intervals import Interval
+from trailcheck.run.results import RunReport
+from trailcheck.run.stats import OutcomeSummary
+from trailcheck.run.status import TRIAL_STATUSES
+
+UNDEFINED = "undefined"
+_STATUS_STYLE = {
+    "passed": "green",
+    "failed": "red",
+    "timeout": "yellow",
+    "crashed": "bold red",
+    "unscorable": "magenta",
+    "infra_error": "bold yellow",
+}
+
+
+def _number(value: float | None) -> str:
+    return UNDEFINED if value is None else f"{value:.3f}"
+
+
+def _signed(value: float | None) -> str:
+    return UNDEFINED if value is None else f"{value:+.3f}"
+
+
+def _bounds(interval: Interval) -> str:
+    if interval.low is None or interval.high is None:
+        return UNDEFINED
+    return f"[{interval.low:.3f}, {interval.high:.3f}]"
+
+
+def partial_warning(report: RunReport) -> RenderableType | None:
+    """A loud panel for an interrupted run; ``None`` for a complete one."""
+    if not report.partial:
+        return None
+    missing = run_identity(report).interrupted_trials
+    count = "some trials" if missing is None else f"{missing} trial(s)"
+    return Panel(
+        Text(
+            f"PARTIAL RUN: interrupted before the end; {count} did not finish and are missing."
+            " Every number below covers only the trials that ran.",
+            style="bold",
+        ),
+        title="PARTIAL",
+        border_style="bold red",
+    )
+
+
+def _header(report: RunReport) -> Text:
+    identity = run_identity(report)
+    trials = report.summary.trials
+    header = Text(f"run of {shown(identity.dataset)}", style="bold")
+    header.append(f"  ·  agent {shown(identity.agent)}  ·  k = {identity.k}")
+    if identity.created_at:
+        header.append(f"  ·  {shown(identity.created_at)}", style="dim")
+    header.append(
+        f"\n{report.summary.tasks} tasks; {trials.attempted} trials attempted,"
+        f" {trials.scored} scored: "
+    )
+    for index, status in enumerate(TRIAL_STATUSES):
+        count = getattr(trials, status)
+        style = _STATUS_STYLE[status] if count else "dim"
+        if status == "infra_error" and count:
+            style = "bold yellow reverse"
+        header.append(f"{count} {status}", style=style)
+        header.append(", " if index < len(TRIAL_STATUSES) - 1 else "")
+    if report.review_statuses:
+        reviews = ", ".join(f"{n} {status}" for status, n in sorted(report.review_statuses.items()))
+        header.append(f"\ncases by review status: {shown(reviews)}", style="dim")
+    return header
+
+
+def pass_table(summary: OutcomeSummary) -> Table:
+    """pass^k and pass@k for each k, each beside its interval, with the method in the caption."""
+    table = Table(title="pass^k (all k pass) and pass@k (at least one of k passes)")
+    for column in ("k", "pass^k", "pass^k interval", "pass@k", "pass@k interval", "tasks"):
+        table.add_column(column, justify="right" if column != "tasks" else "left")
+    for k in range(1, summary.k + 1):
+        table.add_row(
+            str(k),
+            _number(summary.pass_hat_k.get(k)),
+            _bounds(summary.pass_hat_k_interval[k]),
+            _number(summary.pass_at_k.get(k)),
+            _bounds(summary.pass_at_k_interval[k]),
+            f"{summary.tasks_defined.get(k, 0)}/{summary.tasks} with >= {k} scored",
+        )
+    methods = {interval.label() for interval in summary.pass_hat_k_interval.values()}
+    methods |= {interval.label() for interval in summary.pass_at_k_interval.values()}
+    table.caption = "intervals: " + "; ".join(sorted(methods))
+    return table
+
+
+def _rates(summary: OutcomeSummary) -> Text:
+    rate = summary.trial_pass_rate
+    infra = summary.infra_error_rate
+    return Text(
+        f"pass@1 {_number(summary.pass_at_1)} {_bounds(summary.pass_at_1_interval)}"
+        f" ({summary.pass_at_1_interval.label()})\n"
+        f"trial pass rate {rate.count}/{rate.total} = {_number(rate.value)}"
+        f" {_bounds(rate.interval)} ({rate.interval.label()}; trials taken as independent,"
+        " not pass@1's interval)\n"
+        f"infra error rate {infra.count}/{infra.total} = {_number(infra.value)}"
+        f" {_bounds(infra.interval)} ({infra.interval.label()})"
+    )
+
+
+def trial_grid(report: RunReport) -> Table:
+    """One row per case: its split, one glyph per trial in attempt order, its pass rate."""
+    table = Table(title="trials by case")
+    table.add_column("case")
+    table.add_column("split")
+    table.add_column("trials")
+    table.add_column("pass rate", justify="right")
+    for case in report.cases:
+        glyphs = Text()
+        for trial in sorted(case.trials, key=lambda t: t.attempt):
+            glyphs.append(GLYPHS[trial.status] + " ", style=_STATUS_STYLE[trial.status])
+        table.add_row(Text(shown(case.id)), case.split, glyphs, pass_rate_text(case))
+    return table
+
+
+def legend() -> Text:
+    """The glyphs and what each means."""
+    return Text(
+        "legend: " + "  ".join(f"{GLYPHS[s]} {s} ({MEANINGS[s]})" for s in TRIAL_STATUSES),
+        style="dim",
+    )
+
+
+def _group(group: FailureGroup) -> RenderableType:
+    body = Text()
+    for entry in group.entries:
+        attempts = ", ".join(str(a) for a in entry.attempts)
+        statuses = "/".join(entry.statuses)
+        body.append(f"{shown(entry.case_id)}", style="bold")
+        body.append(f"  trial(s) {attempts}: {statuses}\n", style="dim")
+        for line in entry.lines:
+            body.append(f"  - {shown(line)}\n")
+    body.rstrip()
+    return Panel(body, title=Text(f"{shown(group.mode)}: {group.trials} trial(s)"), expand=True)
+
+
+def render_failures(report: RunReport) -> RenderableType:
+    """Trials that did not pass, grouped by failure mode, with their reason lines."""
+    groups = group_failures(report)
+    if not groups:
+        return Text("no failures: every attempted trial passed", style="green")
+    return Group(Text("failures by failure mode", style="bold"), *map(_group, groups))
+
+
+def render_comparison(comparison: Comparison) -> RenderableType:
+    """The tasks whose pass@1 changed, McNemar, the paired interval and the plain statement."""
+    parts: list[RenderableType] = [Text("against the baseline", style="bold")]
+    changed = [d for d in comparison.deltas if d.delta != 0]
+    if changed:
+        table = Table("case", "baseline pass@1", "candidate pass@1", "delta")
+        for delta in changed:
+            style = "green" if delta.delta > 0 else "red"
+            table.add_row(
+                Text(shown(delta.task_id)),
+                f"{delta.baseline:.3f}",
+                f"{delta.candidate:.3f}",
+                Text(f"{delta.delta:+.3f}", style=style),
+            )
+        parts.append(table)
+    unchanged = comparison.paired_tasks - len(changed)
+    test = comparison.mcnemar
+    interval = comparison.interval
+    lines = [
+        f"{comparison.paired_tasks} paired tasks, {len(changed)} changed, {unchanged} unchanged;"
+        f" pass@1 {_number(comparison.baseline_pass_at_1)} -> "
+        f"{_number(comparison.candidate_pass_at_1)}",
+        f"McNemar ({test.method}; {test.definition}): {test.regressed} regressed,"
+        f" {test.improved} improved, {test.both_passed} both passed, {test.both_failed} both"
+        f" failed; p = {test.p_value:.4g}",
+        f"mean delta {_signed(comparison.mean_delta)} {_bounds(interval)} ({interval.label()})",
+    ]
+    for name, tasks in (
+        ("only in the baseline", comparison.only_in_baseline),
+        ("only in the candidate", comparison.only_in_candidate),
+        ("unscored on a side", comparison.unscored),
+    ):
+        if tasks:
+            lines.append(f"{name} (not compared): {', '.join(tasks)}")
+    parts.append(Text(shown("\n".join(lines))))
+    parts.append(Text(shown(comparison.statement), style="bold"))
+    return Group(*parts)
+
+
+def render_run(report: RunReport) -> RenderableType:
+    """The whole terminal summary of ``report``."""
+    warning = partial_warning(report)
+    parts: list[RenderableType] = [] if warning is None else [warning]
+    parts += [
+        _header(report),
+        pass_table(report.summary),
+        _rates(report.summary),
+        trial_grid(report),
+        legend(),
+        render_failures(report),
+    ]
+    if report.comparison is not None:
+        parts.append(render_comparison(report.comparison))
+    if warning is not None:
+        parts.append(warning)
+    return Group(*parts)
