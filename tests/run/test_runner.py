@@ -173,6 +173,19 @@ def test_an_assistant_turn_in_the_input_is_refused_before_any_trial() -> None:
         run(_dataset(_case(input=turns)), ScriptAgent, Counter)
 
 
+def test_environment_that_never_starts_makes_every_trial_an_infra_error() -> None:
+    def down() -> Counter:
+        raise ConnectionError("fixture database is down")
+
+    result = run(_dataset(_case("a"), _case("b")), ScriptAgent, down, options=RunOptions(k=2))
+    assert [t.status for t in result.report.trials()] == ["infra_error"] * 4
+    assert result.report.manifest["environment"] == {
+        "reference": None,
+        "error": "ConnectionError: fixture database is down",
+    }
+    assert result.report.summary.trials.infra_error == 4
+
+
 def test_environment_that_cannot_start_is_an_infra_error() -> None:
     made = 0
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 from contextvars import ContextVar
 
 from trailcheck.capture.recording import CURRENT_SCOPE, Scope
@@ -28,7 +29,9 @@ class ActiveRuns:
     """The runs of one Recorder in progress, in the order they began. Thread-safe."""
 
     def __init__(self, owner: object) -> None:
-        self._owner = owner
+        # Weak: the owner holds this object, and a cycle would keep every finished Recorder
+        # (with its environment and traces) alive until a full garbage collection.
+        self._owner = weakref.ref(owner)
         self._lock = threading.Lock()
         self._runs: list[Run] = []
 
@@ -115,7 +118,7 @@ class ActiveRuns:
             (
                 run
                 for run in reversed(CURRENT_RUNS.get())
-                if run.owner is self._owner and not run.ended
+                if run.owner is self._owner() and not run.ended
             ),
             None,
         )

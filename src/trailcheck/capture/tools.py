@@ -29,6 +29,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar, cast
 
+from trailcheck.callables import signature_of
 from trailcheck.capture.jsonable import to_json_dict, to_json_value
 from trailcheck.capture.recording import CURRENT_SCOPE, OpenSpan, Scope
 from trailcheck.errors import UsageError
@@ -202,7 +203,7 @@ def _is_async(fn: Callable[..., Any]) -> bool:
 
 def _call_describer(fn: Callable[..., Any], tool_name: str) -> _CallDescriber:
     try:
-        signature: inspect.Signature | None = inspect.signature(fn)
+        signature: inspect.Signature | None = signature_of(fn)
     except (TypeError, ValueError):  # some builtins have no signature
         signature = None
     # A function decorated in a class body is called with the instance (or class) first; that is

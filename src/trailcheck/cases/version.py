@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -54,15 +55,21 @@ def canonical_form(dataset: Dataset) -> dict[str, Any]:
     return _without_defaults(data, type(dataset), keep={"cases"})
 
 
-def _without_defaults(
-    data: dict[str, Any], model: type[BaseModel], keep: frozenset[str] | set[str] = frozenset()
-) -> dict[str, Any]:
-    """``data`` without the fields whose value is the field's default (compared as JSON)."""
-    defaults = {
+@cache
+def _defaults(model: type[BaseModel]) -> dict[str, Any]:
+    # Once per model: a dataset of many cases would otherwise rebuild these for every case.
+    return {
         name: field.get_default(call_default_factory=True)
         for name, field in model.model_fields.items()
         if not field.is_required()
     }
+
+
+def _without_defaults(
+    data: dict[str, Any], model: type[BaseModel], keep: frozenset[str] | set[str] = frozenset()
+) -> dict[str, Any]:
+    """``data`` without the fields whose value is the field's default (compared as JSON)."""
+    defaults = _defaults(model)
     return {
         key: value
         for key, value in data.items()

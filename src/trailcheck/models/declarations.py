@@ -38,6 +38,7 @@ import functools
 import inspect
 import re
 import typing
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -46,6 +47,7 @@ from pydantic import PydanticSchemaGenerationError, PydanticUserError, TypeAdapt
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import ArgsKwargs, CoreSchema
 
+from trailcheck.callables import callable_source
 from trailcheck.errors import UsageError
 from trailcheck.models.chat import ToolDeclaration
 
@@ -87,6 +89,13 @@ class ToolSchema:
         return validated
 
 
+# Schemas by the function they are made from: a runner makes fresh bound methods (and fresh
+# wrappers) for every trial, and building a schema costs about a millisecond. Weak keys: a
+# function that goes away takes its schemas with it.
+_SCHEMAS: weakref.WeakKeyDictionary[Callable[..., Any], dict[tuple[bool, str], ToolSchema]]
+_SCHEMAS = weakref.WeakKeyDictionary()
+
+
 def tool_schema(fn: Callable[..., Any], *, name: str | None = None) -> ToolSchema:
     """``fn``'s declaration (named ``name`` or its ``__name__``) and arguments validator."""
     tool_name = name or getattr(fn, "__name__", None) or ""
@@ -95,6 +104,18 @@ def tool_schema(fn: Callable[..., Any], *, name: str | None = None) -> ToolSchem
             f"tool {fn!r}: the name {tool_name!r} is not a valid tool name"
             " (1 to 64 letters, digits, '_' or '-'); pass name=..."
         )
+    source = callable_source(fn)
+    if source is None:
+        return _build_schema(fn, tool_name)
+    function, bound = source
+    by_kind = _SCHEMAS.setdefault(function, {})
+    schema = by_kind.get((bound, tool_name))
+    if schema is None:
+        schema = by_kind[bound, tool_name] = _build_schema(fn, tool_name)
+    return schema
+
+
+def _build_schema(fn: Callable[..., Any], tool_name: str) -> ToolSchema:
     stand_in = _stand_in(fn, tool_name)
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(cast(Any, stand_in))

@@ -135,7 +135,10 @@ def bootstrap_interval(
         raise UsageError(f"a bootstrap needs at least one resample, not {resamples}")
     low: float | None = None
     high: float | None = None
-    if values:
+    if values and min(values) == max(values):
+        # Every resample's mean is that one value: the interval is exact without drawing.
+        low = high = values[0]
+    elif values:
         means = _resampled_means(values, resamples, seed)
         tail = (1 - level) / 2
         low, high = _quantile(means, tail), _quantile(means, 1 - tail)

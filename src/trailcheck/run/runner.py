@@ -78,12 +78,21 @@ class RunObserver(Protocol):
     def finished(self, trial: TrialResult) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class RunResult:
     """The report, and the traces of the trials that produced one, in report order."""
 
     report: RunReport
     traces: list[Trace] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio formats the finished main task (with its result) when the
+        # loop closes, and the full repr of a large run is megabytes.
+        trials = self.report.summary.trials
+        return (
+            f"RunResult({trials.attempted} trials, {len(self.traces)} traces,"
+            f" partial={self.report.partial})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,13 +238,12 @@ async def run_async(
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
     limiter = RateLimiter(options.rate_limit_per_s) if options.rate_limit_per_s else None
     plan = _Plan(agent_factory, environment_factory, options, dataset.version, limiter)
-    probe = environment_factory() if environment_factory else None
-    _check_faults(cases, probe)
+    environment = _probe_environment(cases, environment_factory, names.get("environment"))
     manifest = build_manifest(
         dataset=dataset,
         dataset_path=names.get("dataset"),
         agent=describe_agent(agent_factory(), names.get("agent")),
-        environment=describe_environment(probe, names.get("environment")),
+        environment=environment,
         scorers=_all_scorers(scorers_by_case.values()),
         harness=Harness(
             k=options.k,
@@ -271,6 +279,25 @@ async def run_async(
         await asyncio.gather(*tasks, return_exceptions=True)
     manifest["interrupted_trials"] = len(planned) - len(finished) if partial else 0
     return _result(cases, finished, manifest, partial, options, baseline)
+
+
+def _probe_environment(
+    cases: Sequence[Case], factory: EnvironmentFactory | None, reference: str | None
+) -> dict[str, JsonValue] | None:
+    """The manifest's description of the environment, from one made before any trial; the
+    cases' faults are checked against its tools. One that cannot be made is described by its
+    error, and each trial then records it as an infra error."""
+    if factory is None:
+        _check_faults(cases, None)
+        return None
+    try:
+        probe = factory()
+        described = describe_environment(probe, reference)
+    # The trials will meet the same failure and record it; the run itself goes on.
+    except Exception as error:  # noqa: BLE001
+        return {"reference": reference, "error": f"{type(error).__qualname__}: {error}"}
+    _check_faults(cases, probe)
+    return described
 
 
 def _check_faults(cases: Sequence[Case], environment: Environment | None) -> None:
