@@ -122,3 +122,49 @@ def test_schema_report_prints_the_shipped_schema(
     )
     assert printed["$id"] == "urn:trailcheck:schema:report:1"
     assert set(printed["required"]) >= {"manifest", "summary", "cases", "review_statuses"}
+
+
+def test_model_option_runs_the_same_loop_on_an_openai_compatible_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.models.openai_server import (
+        running_openai_server,
+        text_completion,
+        tool_call_completion,
+    )
+    from trailcheck.cases import dump_dataset
+    from trailcheck.demo.support import support_dataset
+
+    full = support_dataset()
+    one = full.model_copy(update={"cases": [c for c in full.cases if c.id == "read-only-status"]})
+    dump_dataset(one, tmp_path / "one.yaml")
+    with running_openai_server() as server:
+        server.enqueue(
+            tool_call_completion(("call_1", "lookup_order", '{"order_id": "A-1002"}')),
+            text_completion("Order A-1002 has shipped; it arrives on 2026-06-16."),
+        )
+        code = run_cli(
+            [
+                *("run", str(tmp_path / "one.yaml")),
+                *("--agent", "trailcheck.demo.support:model_agent", *SHOP),
+                *("--model", "test-model", "--base-url", server.base_url),
+                *("--out", str(tmp_path / "out")),
+            ]
+        )
+        bodies = server.bodies
+    assert code == 0, capsys.readouterr()
+    report = load_report(tmp_path / "out" / "report.json")
+    (trial,) = report.trials()
+    assert trial.status == "passed"
+    assert [call.name for call in trial.calls] == ["lookup_order"]
+    assert trial.model_calls == 2
+    # The real client sent the shop's tools and the system prompt to the server.
+    first = bodies[0]
+    assert first["model"] == "test-model"
+    assert first["messages"][0]["role"] == "system"
+    assert {tool["function"]["name"] for tool in first["tools"]} >= {"lookup_order", "issue_refund"}
+    agent = report.manifest["agent"]
+    assert isinstance(agent, dict)
+    settings = agent["model_settings"]
+    assert isinstance(settings, dict)
+    assert settings["base_url"] == server.base_url

@@ -150,6 +150,7 @@ def run_command(
             baseline=prior,
             observer=progress,
             references={"agent": agent, "environment": env, "dataset": str(dataset_path)},
+            closing=[chat] if chat is not None else [],
         )
     folder = out or _default_out(dataset.name)
     written = write_run(

@@ -370,11 +370,29 @@ def _result(
     return RunResult(report, traces)
 
 
+class AsyncClosable(Protocol):
+    async def aclose(self) -> None: ...
+
+
 def run(
     dataset: Dataset,
     agent_factory: AgentFactory,
     environment_factory: EnvironmentFactory | None = None,
+    *,
+    closing: Sequence[AsyncClosable] = (),
     **settings: Any,
 ) -> RunResult:
-    """:func:`run_async` on a new event loop; Ctrl-C returns the partial result."""
-    return asyncio.run(run_async(dataset, agent_factory, environment_factory, **settings))
+    """:func:`run_async` on a new event loop; Ctrl-C returns the partial result.
+
+    ``closing`` (a model client, say) is closed on that loop when the run ends: its
+    connections belong to the loop, which is gone once this returns.
+    """
+
+    async def run_then_close() -> RunResult:
+        try:
+            return await run_async(dataset, agent_factory, environment_factory, **settings)
+        finally:
+            for resource in closing:
+                await resource.aclose()
+
+    return asyncio.run(run_then_close())
