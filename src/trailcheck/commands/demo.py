@@ -55,7 +55,7 @@ def demo_command(
         return ProgressObserver(stderr, label=name)
 
     for demo, result in run_demo(observer=progress):
-        written = write_run(result.report, result.traces, out, demo.name, html=render_html)
+        written = write_run(result.report, result.trace_lines, out, demo.name, html=render_html)
         rows.append((demo.name, result.report, written[-1]))
         if result.report.comparison is not None:
             comparisons.append((demo.name, result.report))

@@ -154,7 +154,7 @@ def run_command(
         )
     folder = out or _default_out(dataset.name)
     written = write_run(
-        result.report, result.traces, folder, name, html=render_html if html else None
+        result.report, result.trace_lines, folder, name, html=render_html if html else None
     )
     finish(result.report, gate, written)
 

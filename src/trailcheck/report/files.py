@@ -9,9 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from trailcheck.errors import UsageError
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.run.results import RunReport, dump_report
-from trailcheck.trace import Trace
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -32,17 +30,18 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 def write_run(
     report: RunReport,
-    traces: list[Trace],
+    trace_lines: list[bytes],
     out_dir: Path,
     name: str,
     *,
     html: Callable[[RunReport], str] | None = None,
 ) -> list[Path]:
-    """Write the run's files into ``out_dir``; returns their paths (report first)."""
+    """Write the run's files into ``out_dir`` (``trace_lines``: trailcheck JSONL lines, as
+    :class:`~trailcheck.run.RunResult` keeps them); returns their paths (report first)."""
     report_path = out_dir / f"{name}.json"
     traces_path = out_dir / f"{name}.traces.jsonl"
     write_atomically(report_path, dump_report(report))
-    write_atomically(traces_path, b"".join(dump_trace(trace) + b"\n" for trace in traces))
+    write_atomically(traces_path, b"".join(line + b"\n" for line in trace_lines))
     written = [report_path, traces_path]
     if html is not None:
         html_path = out_dir / f"{name}.html"

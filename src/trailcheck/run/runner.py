@@ -80,17 +80,26 @@ class RunObserver(Protocol):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class RunResult:
-    """The report, and the traces of the trials that produced one, in report order."""
+    """The report, and the traces of the trials that produced one, in report order.
+
+    The traces are kept as their trailcheck JSONL lines (``trace_lines``) and parsed when
+    ``traces`` is read: a run of thousands of trials would otherwise keep millions of live
+    objects for the garbage collector to walk while the run goes on.
+    """
 
     report: RunReport
-    traces: list[Trace] = field(default_factory=list)
+    trace_lines: list[bytes] = field(default_factory=list)
+
+    @property
+    def traces(self) -> list[Trace]:
+        return [Trace.model_validate_json(line) for line in self.trace_lines]
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the finished main task (with its result) when the
         # loop closes, and the full repr of a large run is megabytes.
         trials = self.report.summary.trials
         return (
-            f"RunResult({trials.attempted} trials, {len(self.traces)} traces,"
+            f"RunResult({trials.attempted} trials, {len(self.trace_lines)} traces,"
             f" partial={self.report.partial})"
         )
 
@@ -255,14 +264,15 @@ async def run_async(
         ),
     )
     slots = asyncio.Semaphore(options.concurrency)
-    finished: dict[tuple[int, int], tuple[TrialResult, Trace | None]] = {}
+    finished: dict[tuple[int, int], tuple[TrialResult, bytes | None]] = {}
 
     async def one(index: int, case: Case, attempt: int) -> None:
         async with slots:
-            outcome = await run_trial(case, attempt, plan, scorers_by_case[case.id])
-        finished[index, attempt] = outcome
+            trial, trace = await run_trial(case, attempt, plan, scorers_by_case[case.id])
+        line = None if trace is None else trace.model_dump_json(exclude_defaults=True).encode()
+        finished[index, attempt] = (trial, line)
         if observer is not None:
-            observer.finished(outcome[0])
+            observer.finished(trial)
 
     planned = [(i, case, a) for i, case in enumerate(cases) for a in range(1, options.k + 1)]
     if observer is not None:
@@ -323,14 +333,14 @@ def _all_scorers(per_case: Any) -> list[Scorer]:
 
 def _result(
     cases: Sequence[Case],
-    finished: dict[tuple[int, int], tuple[TrialResult, Trace | None]],
+    finished: dict[tuple[int, int], tuple[TrialResult, bytes | None]],
     manifest: dict[str, JsonValue],
     partial: bool,
     options: RunOptions,
     baseline: RunReport | None,
 ) -> RunResult:
     case_results: list[CaseResult] = []
-    traces: list[Trace] = []
+    traces: list[bytes] = []
     for index, case in enumerate(cases):
         trials = []
         for attempt in range(1, options.k + 1):
