@@ -1,0 +1,1 @@
+"""LLM judges with structured, validated verdicts, and their calibration against human labels."""
