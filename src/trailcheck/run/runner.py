@@ -37,10 +37,12 @@ from trailcheck.capture import Recorder, SeededIds
 from trailcheck.cases import Case, Dataset, Split
 from trailcheck.environment import Environment, EnvironmentFactory
 from trailcheck.errors import InfraError, UsageError
+from trailcheck.judge.judge import Judge
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.agent import AgentFactory, TrialContext
 from trailcheck.run.compare import compare_outcomes
 from trailcheck.run.faults import tool_name, with_faults
+from trailcheck.run.judging import judged
 from trailcheck.run.manifest import Harness, build_manifest, describe_agent, describe_environment
 from trailcheck.run.results import CaseResult, RunReport, TrialError, TrialResult, call_summaries
 from trailcheck.run.stats import summarize_outcomes
@@ -111,6 +113,7 @@ class _Plan:
     options: RunOptions
     dataset_version: str
     rate_limiter: RateLimiter | None
+    judge: Judge | None = None
 
 
 def user_turns(case: Case) -> list[str]:
@@ -210,7 +213,7 @@ async def run_trial(
         status: TrialStatus = "infra_error" if _is_infra(error) else "crashed"
         return result(status, f"{failure.type}: {error}", trace, error=failure), trace
     assert trace is not None  # a run that ended without an error recorded its trace
-    graded = grade(trace, case, scorers)
+    graded = await judged(grade(trace, case, scorers), trace, case, plan.judge)
     extra = {"scores": list(graded.scores), "scorer_failures": list(graded.failures)}
     return result(graded.status, graded.reason, trace, **extra), trace
 
@@ -234,8 +237,12 @@ async def run_async(
     baseline: RunReport | None = None,
     observer: RunObserver | None = None,
     references: dict[str, str | None] | None = None,
+    judge: Judge | None = None,
 ) -> RunResult:
     """Run every case (of ``options.splits``) ``options.k`` times; see the module docstring.
+
+    ``judge`` answers the cases' rubrics after the deterministic scorers (see
+    :mod:`trailcheck.run.judging`); its version and description go in the manifest.
 
     ``references`` names where the agent, environment and dataset came from
     (``{"agent": "shop.agents:v2", "environment": ..., "dataset": "support.yaml"}``), for the
@@ -246,13 +253,14 @@ async def run_async(
     cases = _selected(dataset, options.splits)
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
     limiter = RateLimiter(options.rate_limit_per_s) if options.rate_limit_per_s else None
-    plan = _Plan(agent_factory, environment_factory, options, dataset.version, limiter)
+    plan = _Plan(agent_factory, environment_factory, options, dataset.version, limiter, judge)
     environment = _probe_environment(cases, environment_factory, names.get("environment"))
     manifest = build_manifest(
         dataset=dataset,
         dataset_path=names.get("dataset"),
         agent=describe_agent(agent_factory(), names.get("agent")),
         environment=environment,
+        judge=None if judge is None else {"version": judge.version, **judge.describe()},
         scorers=_all_scorers(scorers_by_case.values()),
         harness=Harness(
             k=options.k,

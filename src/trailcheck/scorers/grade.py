@@ -78,7 +78,7 @@ def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> 
             failures.append(outcome)
         elif outcome is not None:
             scores.append(outcome)
-    status, reason = _verdict(scores, failures, explicit=explicit)
+    status, reason = grade_verdict(scores, failures, explicit=explicit)
     return Grade(
         trace_id=trace.trace_id,
         case_id=case.id,
@@ -89,9 +89,11 @@ def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> 
     )
 
 
-def _verdict(
+def grade_verdict(
     scores: Sequence[Score], failures: Sequence[ScorerFailure], *, explicit: bool
 ) -> tuple[GradeStatus, str]:
+    """The status and reason of a grade made of ``scores`` and ``failures`` (see the module
+    docstring); ``explicit``: the case itself says what to check (its scorers, or rubrics)."""
     if failures:
         raised = ", ".join(f"{f.scorer} raised {f.error_type}: {f.message}" for f in failures)
         return "unscorable", raised
