@@ -41,9 +41,10 @@ from trailcheck.judge.judge import Judge
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.agent import AgentFactory, TrialContext
 from trailcheck.run.compare import compare_outcomes
-from trailcheck.run.faults import tool_name, with_faults
+from trailcheck.run.faults import with_faults
 from trailcheck.run.judging import judged
-from trailcheck.run.manifest import Harness, build_manifest, describe_agent, describe_environment
+from trailcheck.run.manifest import Harness, build_manifest, describe_agent
+from trailcheck.run.preflight import probe_environment, selected_cases, user_turns
 from trailcheck.run.results import CaseResult, RunReport, TrialError, TrialResult, call_summaries
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.run.status import TrialStatus
@@ -114,18 +115,6 @@ class _Plan:
     dataset_version: str
     rate_limiter: RateLimiter | None
     judge: Judge | None = None
-
-
-def user_turns(case: Case) -> list[str]:
-    """The user messages a case plays, in order; any other role in its input is refused."""
-    if isinstance(case.input, str):
-        return [case.input]
-    others = [f"input[{i}] is {m.role}" for i, m in enumerate(case.input) if m.role != "user"]
-    if others:
-        raise UsageError(
-            f"case {case.id!r}: the runner plays user turns only, but {', '.join(others)}"
-        )
-    return [message.text for message in case.input]
 
 
 def _trial_seed(seed: int, case_id: str, attempt: int) -> int:
@@ -218,16 +207,6 @@ async def run_trial(
     return result(graded.status, graded.reason, trace, **extra), trace
 
 
-def _selected(dataset: Dataset, splits: tuple[Split, ...] | None) -> list[Case]:
-    cases = [c for c in dataset.graded_cases() if splits is None or c.split in splits]
-    if not cases:
-        wanted = f" in splits {', '.join(splits)}" if splits else ""
-        raise UsageError(f"dataset {dataset.name!r} has no cases{wanted} to run")
-    for case in cases:
-        user_turns(case)  # refuse a bad input before any trial starts
-    return cases
-
-
 async def run_async(
     dataset: Dataset,
     agent_factory: AgentFactory,
@@ -250,11 +229,11 @@ async def run_async(
     """
     options = options or RunOptions()
     names = references or {}
-    cases = _selected(dataset, options.splits)
+    cases = selected_cases(dataset, options.splits)
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
     limiter = RateLimiter(options.rate_limit_per_s) if options.rate_limit_per_s else None
     plan = _Plan(agent_factory, environment_factory, options, dataset.version, limiter, judge)
-    environment = _probe_environment(cases, environment_factory, names.get("environment"))
+    environment = probe_environment(cases, environment_factory, names.get("environment"))
     manifest = build_manifest(
         dataset=dataset,
         dataset_path=names.get("dataset"),
@@ -297,38 +276,6 @@ async def run_async(
         await asyncio.gather(*tasks, return_exceptions=True)
     manifest["interrupted_trials"] = len(planned) - len(finished) if partial else 0
     return _result(cases, finished, manifest, partial, options, baseline)
-
-
-def _probe_environment(
-    cases: Sequence[Case], factory: EnvironmentFactory | None, reference: str | None
-) -> dict[str, JsonValue] | None:
-    """The manifest's description of the environment, from one made before any trial; the
-    cases' faults are checked against its tools. One that cannot be made is described by its
-    error, and each trial then records it as an infra error."""
-    if factory is None:
-        _check_faults(cases, None)
-        return None
-    try:
-        probe = factory()
-        described = describe_environment(probe, reference)
-    # The trials will meet the same failure and record it; the run itself goes on.
-    except Exception as error:  # noqa: BLE001
-        return {"reference": reference, "error": f"{type(error).__qualname__}: {error}"}
-    _check_faults(cases, probe)
-    return described
-
-
-def _check_faults(cases: Sequence[Case], environment: Environment | None) -> None:
-    """A fault for a tool the environment lacks is the dataset's error: refused before any trial."""
-    names = {tool_name(tool) for tool in environment.tools} if environment is not None else set()
-    for case in cases:
-        unknown = sorted({fault.tool for fault in case.faults} - names)
-        if unknown:
-            has = f"its tools: {', '.join(sorted(names))}" if names else "there is no environment"
-            raise UsageError(
-                f"case {case.id!r}: faults name {', '.join(map(repr, unknown))}, which the"
-                f" environment does not have ({has})"
-            )
 
 
 def _all_scorers(per_case: Any) -> list[Scorer]:
