@@ -20,6 +20,7 @@ from rich.table import Table
 from trailcheck import __version__
 from trailcheck.cases import Case, Dataset, dataset_json_schema, load_dataset
 from trailcheck.commands.demo import demo_command
+from trailcheck.commands.judge import judge_app
 from trailcheck.commands.report import report_command
 from trailcheck.commands.run import run_command
 from trailcheck.errors import InputError, TrailcheckError, UsageError
@@ -49,6 +50,7 @@ traces_app = typer.Typer(help="Read traces.", no_args_is_help=True)
 schema_app = typer.Typer(help="Print the published JSON Schemas.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
 app.add_typer(schema_app, name="schema")
+app.add_typer(judge_app, name="judge")
 
 stdout = Console(soft_wrap=False)
 # soft_wrap: a message is one line, whatever the terminal width, so it can be grepped.

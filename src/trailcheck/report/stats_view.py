@@ -19,11 +19,13 @@ from trailcheck.run.status import TRIAL_STATUSES
 UNDEFINED = "undefined"
 
 
-def _number(value: float | None) -> str:
+def format_number(value: float | None) -> str:
+    """A figure as reports show it: three decimals, or ``undefined``."""
     return UNDEFINED if value is None else f"{value:.3f}"
 
 
-def _bounds(interval: Interval) -> str:
+def format_bounds(interval: Interval) -> str:
+    """An interval's bounds, ``[0.231, 0.692]``, or ``undefined``."""
     if interval.low is None or interval.high is None:
         return UNDEFINED
     return f"[{interval.low:.3f}, {interval.high:.3f}]"
@@ -40,8 +42,8 @@ def _counts_line(summary: OutcomeSummary) -> str:
 
 def _rate_line(name: str, rate: Rate, note: str = "") -> str:
     return (
-        f"{name}: {rate.count}/{rate.total} = {_number(rate.value)}"
-        f" {_bounds(rate.interval)} ({rate.interval.label()}{note})"
+        f"{name}: {rate.count}/{rate.total} = {format_number(rate.value)}"
+        f" {format_bounds(rate.interval)} ({rate.interval.label()}{note})"
     )
 
 
@@ -54,10 +56,10 @@ def stats_table(summary: OutcomeSummary) -> Table:
     for k in range(1, summary.k + 1):
         table.add_row(
             str(k),
-            _number(summary.pass_hat_k[k]),
-            _number(summary.pass_at_k[k]),
+            format_number(summary.pass_hat_k[k]),
+            format_number(summary.pass_at_k[k]),
             f"{summary.tasks_defined[k]}/{summary.tasks}",
-            _bounds(summary.pass_hat_k_interval[k]),
+            format_bounds(summary.pass_hat_k_interval[k]),
         )
     return table
 

@@ -141,7 +141,7 @@ def bootstrap_interval(
     elif values:
         means = _resampled_means(values, resamples, seed)
         tail = (1 - level) / 2
-        low, high = _quantile(means, tail), _quantile(means, 1 - tail)
+        low, high = quantile(means, tail), quantile(means, 1 - tail)
     return Interval(method=method, level=level, low=low, high=high, resamples=resamples, seed=seed)
 
 
@@ -152,7 +152,8 @@ def _resampled_means(values: Sequence[float], resamples: int, seed: int) -> list
     return sorted(math.fsum(rng.choices(values, k=size)) / size for _ in range(resamples))
 
 
-def _quantile(ordered: list[float], q: float) -> float:
+def quantile(ordered: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted ``ordered``, interpolated linearly (as numpy by default)."""
     position = q * (len(ordered) - 1)
     below = math.floor(position)
     above = min(below + 1, len(ordered) - 1)
