@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -64,3 +65,63 @@ def test_command_line_overrides_the_dataset_file() -> None:
     assert merged == GateSpec(pass_hat_k=0.5, k=4, max_infra_errors=0)
     with pytest.raises(ValueError, match="less than or equal to 1"):
         GateSpec(pass_hat_k=1.5)
+
+
+def _calibration(version: str, false_passes: int) -> Any:
+    """A calibration of ``version`` on 10 human passes and 10 human fails, with
+    ``false_passes`` of the fails passed by the judge."""
+    from trailcheck.judge.calibration import calibrate
+    from trailcheck.judge.figures import JudgeRun
+    from trailcheck.judge.labels import HumanLabel
+    from trailcheck.judge.verdict import Judging, Verdict
+
+    criterion = "verifies identity before the refund"
+    labels, judgings = [], []
+    for i in range(20):
+        human = i < 10
+        judged = human or i - 10 < false_passes
+        labels.append(
+            HumanLabel(item_id=f"t{i}", criterion=criterion, human_passed=human, labeler="ana")
+        )
+        verdict = Verdict(
+            evidence=[], passed_criteria=[], failed_criteria=[], failure_mode=None, passed=judged
+        )
+        judgings.append(
+            Judging(
+                item_id=f"t{i}",
+                criterion=criterion,
+                judge_version=version,
+                status="judged",
+                verdict=verdict,
+            )
+        )
+    return calibrate(labels, JudgeRun(version=version, description={}, judgings=judgings))
+
+
+def _judged(version: str) -> RunReport:
+    manifest = {**_report("v2").manifest, "judge": {"version": version, "kind": "rubric"}}
+    return _report("v2").model_copy(update={"manifest": manifest})
+
+
+JUDGE_GATE = GateSpec(pass_hat_k=0.9, judge_max_false_pass=0.2, judge_max_false_fail=0.1)
+
+
+def test_a_judged_run_without_calibration_fails_the_gate_as_uncalibrated() -> None:
+    (line,) = check_gate(_judged("j-1"), JUDGE_GATE).broken
+    assert line.startswith("judge calibrated: judge j-1 is uncalibrated")
+
+
+def test_a_calibration_of_another_judge_version_does_not_count() -> None:
+    (line,) = check_gate(_judged("j-2"), JUDGE_GATE, _calibration("j-1", 0)).broken
+    assert "the calibration is of judge j-1, not j-2: that judge is uncalibrated" in line
+
+
+def test_the_calibrated_error_rates_must_stay_within_the_thresholds() -> None:
+    assert check_gate(_judged("j-1"), JUDGE_GATE, _calibration("j-1", 1)).passed
+    (line,) = check_gate(_judged("j-1"), JUDGE_GATE, _calibration("j-1", 6)).broken
+    assert line.startswith("judge calibrated: false_pass_rate 6/10 = 0.600")
+
+
+def test_judge_thresholds_are_required_when_a_judge_is_gated() -> None:
+    (line,) = check_gate(_judged("j-1"), GateSpec(pass_hat_k=0.9), _calibration("j-1", 0)).broken
+    assert "set judge_max_false_pass and judge_max_false_fail" in line

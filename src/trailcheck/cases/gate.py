@@ -5,6 +5,8 @@
       k: 4                     # ... at k = 4 (default: the run's k)
       regression_must_pass: true   # every trial of every regression case passes
       max_infra_errors: 0
+      judge_max_false_pass: 0.1    # a run whose judge answers rubrics needs its calibration
+      judge_max_false_fail: 0.2
 
 The command line may set or override each threshold; :mod:`trailcheck.run.gate` checks them.
 """
@@ -30,6 +32,9 @@ class GateSpec(BaseModel):
     regression_must_pass: bool = False
     max_infra_errors: Count | None = None
     max_unscorable: Count | None = None
+    judge_max_false_pass: Fraction | None = None
+    """With a judge in the run: the calibrated false-pass rate (human fails it passes) at most."""
+    judge_max_false_fail: Fraction | None = None
 
     def merged(self, override: GateSpec) -> GateSpec:
         """This spec with every threshold ``override`` sets replacing its own."""

@@ -42,7 +42,7 @@ judge_app = typer.Typer(help="Judges: calibrate them against human labels.", no_
 stdout = Console(soft_wrap=False)
 
 
-class _ModelSettings:
+class JudgeModels:
     """``--model``/``--base-url``: the one chat model every model judge of a command shares."""
 
     def __init__(self, name: str | None, base_url: str | None, api_key_env: str) -> None:
@@ -61,7 +61,7 @@ class _ModelSettings:
         return self.model
 
 
-def build_judge(spec: str, models: _ModelSettings) -> Judge:
+def build_judge(spec: str, models: JudgeModels) -> Judge:
     """The judge ``spec`` names (see the module docstring)."""
     replay = replay_judge_from_spec(spec)
     if replay is not None:
@@ -88,7 +88,7 @@ async def _judge_all(
     labels: Sequence[HumanLabel],
     traces: Sequence[Path],
     concurrency: int,
-    models: _ModelSettings,
+    models: JudgeModels,
 ) -> list[JudgeRun]:
     needs_traces = [j for j in judges if not isinstance(j, ReplayJudge)]
     if needs_traces and not traces:
@@ -137,7 +137,7 @@ def calibrate_command(
     Exit 0 when computed, 2 for a usage or input error.
     """
     labels = load_labels(labels_path)
-    models = _ModelSettings(model, base_url, api_key_env)
+    models = JudgeModels(model, base_url, api_key_env)
     judges = [build_judge(judge_spec, models)]
     if candidate_spec is not None:
         judges.append(build_judge(candidate_spec, models))

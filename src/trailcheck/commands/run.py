@@ -10,7 +10,9 @@ import typer
 from rich.console import Console
 
 from trailcheck.cases import GateSpec, Split, load_dataset
+from trailcheck.commands.judge import JudgeModels, build_judge
 from trailcheck.errors import UsageError
+from trailcheck.judge.calibration import CalibrationReport, load_calibration_report
 from trailcheck.models.openai_chat import OpenAIChatModel
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
@@ -104,6 +106,26 @@ def run_command(
     gate_max_infra_errors: Annotated[
         int | None, typer.Option(help="Gate: at most this many infra errors.")
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="Judge the cases' rubrics: replay:FILE.jsonl, rubric, ... (see docs)."),
+    ] = None,
+    judge_model: Annotated[
+        str | None, typer.Option(help="The model of a model judge (OpenAI API).")
+    ] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint for --judge-model.")
+    ] = None,
+    judge_calibration: Annotated[
+        Path | None,
+        typer.Option(help="The judge's calibration report (trailcheck judge calibrate --out)."),
+    ] = None,
+    gate_judge_max_false_pass: Annotated[
+        float | None, typer.Option(help="Gate: the judge's calibrated false-pass rate at most.")
+    ] = None,
+    gate_judge_max_false_fail: Annotated[
+        float | None, typer.Option(help="Gate: the judge's calibrated false-fail rate at most.")
+    ] = None,
 ) -> None:
     """Run an agent on a dataset, k trials per case; write the report; check the gate.
 
@@ -134,6 +156,8 @@ def run_command(
                 "pass_at_1": gate_pass_at_1,
                 "regression_must_pass": gate_regression or None,
                 "max_infra_errors": gate_max_infra_errors,
+                "judge_max_false_pass": gate_judge_max_false_pass,
+                "judge_max_false_fail": gate_judge_max_false_fail,
             }.items()
             if value is not None
         },
@@ -141,6 +165,12 @@ def run_command(
     )
     gate = (dataset.gate or GateSpec()).merged(overrides)
     environment = resolve_reference(env, what="environment factory") if env else None
+    judge_models = JudgeModels(judge_model, judge_base_url, api_key_env)
+    rubric_judge = build_judge(judge, judge_models) if judge is not None else None
+    calibration = load_calibration_report(judge_calibration) if judge_calibration else None
+    if calibration is not None and rubric_judge is None:
+        raise UsageError("--judge-calibration needs --judge")
+    closing = [model for model in (chat, judge_models.model) if model is not None]
     with ProgressObserver(stderr, label=dataset.name) as progress:
         result = run(
             dataset,
@@ -150,20 +180,39 @@ def run_command(
             baseline=prior,
             observer=progress,
             references={"agent": agent, "environment": env, "dataset": str(dataset_path)},
-            closing=[chat] if chat is not None else [],
+            closing=closing,
+            judge=rubric_judge,
         )
     folder = out or _default_out(dataset.name)
     written = write_run(
         result.report, result.trace_lines, folder, name, html=render_html if html else None
     )
-    finish(result.report, gate, written)
+    finish(result.report, gate, written, calibration)
 
 
-def finish(report: RunReport, gate: GateSpec, written: list[Path]) -> None:
+def finish(
+    report: RunReport,
+    gate: GateSpec,
+    written: list[Path],
+    calibration: CalibrationReport | None = None,
+) -> None:
     """Print the summary, the files and the gate; exit 1 when the gate failed."""
     stdout.print(render_run(report))
     stderr.print("wrote " + ", ".join(str(path) for path in written), markup=False)
-    outcome = check_gate(report, gate)
+    judge = report.manifest.get("judge")
+    if isinstance(judge, dict):
+        version = judge.get("version")
+        if calibration is None:
+            stdout.print(
+                f"judge {version} is uncalibrated: its verdicts are unmeasured", markup=False
+            )
+        elif calibration.judge_version != version:
+            stdout.print(
+                f"judge {version} is uncalibrated: the calibration given is of judge"
+                f" {calibration.judge_version}",
+                markup=False,
+            )
+    outcome = check_gate(report, gate, calibration)
     print_gate(outcome, stdout)
     if not outcome.passed:
         raise typer.Exit(EXIT_GATE_FAILED)

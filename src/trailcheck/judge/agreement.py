@@ -23,7 +23,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
-from trailcheck.run.intervals import (
+from trailcheck.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     Interval,

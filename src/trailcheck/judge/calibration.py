@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from trailcheck.errors import InputError
+from trailcheck.intervals import Rate
 from trailcheck.judge.comparison import CandidateComparison, compare_judges
 from trailcheck.judge.figures import (
     AgreementFigures,
@@ -29,7 +30,6 @@ from trailcheck.judge.figures import (
     agreement_figures,
 )
 from trailcheck.judge.labels import HumanLabel
-from trailcheck.run.intervals import Rate
 
 __all__ = [
     "CalibrationReport",

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
+from trailcheck.intervals import Rate
 from trailcheck.judge.figures import (
     AgreementFigures,
     CalibrationOptions,
@@ -24,8 +25,7 @@ from trailcheck.judge.figures import (
 )
 from trailcheck.judge.labels import HumanLabel, LabelKey
 from trailcheck.judge.verdict import Judging
-from trailcheck.run.compare import mcnemar_exact_p
-from trailcheck.run.intervals import Rate
+from trailcheck.significance import mcnemar_exact_p
 
 __all__ = ["AgreementTest", "CandidateComparison", "FigureDifferences", "compare_judges"]
 

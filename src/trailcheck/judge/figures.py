@@ -22,13 +22,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from trailcheck.errors import UsageError
+from trailcheck.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from trailcheck.judge.agreement import AgreementRates, Confusion, Kappa, agreement_rates
 from trailcheck.judge.agreement import cohen_kappa as kappa_of
 from trailcheck.judge.agreement import confusion as confusion_of
 from trailcheck.judge.judge import Judge
 from trailcheck.judge.labels import HumanLabel, LabelKey, LabelSplit
 from trailcheck.judge.verdict import Judging
-from trailcheck.run.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 
 __all__ = [
     "AgreementFigures",

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from trailcheck.run.intervals import DEFAULT_LEVEL, Rate, rate
+from trailcheck.intervals import DEFAULT_LEVEL, Rate, rate
 
 __all__ = ["OrderSensitivity", "order_sensitivity"]
 

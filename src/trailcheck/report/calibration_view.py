@@ -12,11 +12,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from trailcheck.intervals import Rate
 from trailcheck.judge.calibration import CalibrationReport
 from trailcheck.judge.comparison import CandidateComparison
 from trailcheck.judge.figures import AgreementFigures
 from trailcheck.report.stats_view import UNDEFINED, format_bounds, format_number
-from trailcheck.run.intervals import Rate
 
 __all__ = ["calibration_json", "render_calibration"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from trailcheck.intervals import Interval
 from trailcheck.report.html_markup import Html, el, join, void
-from trailcheck.run.intervals import Interval
 from trailcheck.run.stats import OutcomeSummary
 
 WIDTH = 480

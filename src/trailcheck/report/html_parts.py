@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import orjson
 
+from trailcheck.intervals import Interval
 from trailcheck.report.html_markup import Html, el, join
 from trailcheck.report.outcomes import GLYPHS, MEANINGS, pass_rate_text, reason_lines, run_identity
 from trailcheck.report.tool_stats import tool_stats
 from trailcheck.run.compare import Comparison
-from trailcheck.run.intervals import Interval
 from trailcheck.run.results import RunReport
 from trailcheck.run.stats import OutcomeSummary
 from trailcheck.run.status import TRIAL_STATUSES

@@ -14,6 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from trailcheck.intervals import Interval
 from trailcheck.report.outcomes import (
     GLYPHS,
     MEANINGS,
@@ -24,7 +25,6 @@ from trailcheck.report.outcomes import (
 )
 from trailcheck.report.trace_view import shown
 from trailcheck.run.compare import Comparison
-from trailcheck.run.intervals import Interval
 from trailcheck.run.results import RunReport
 from trailcheck.run.stats import OutcomeSummary
 from trailcheck.run.status import TRIAL_STATUSES

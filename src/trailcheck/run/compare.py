@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
-from trailcheck.run.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Interval, bootstrap_interval
+from trailcheck.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Interval, bootstrap_interval
 from trailcheck.run.stats import TaskOutcomes, task_order, task_stats
+from trailcheck.significance import mcnemar_exact_p
 
 __all__ = [
     "TASK_PASS_THRESHOLD",
@@ -41,17 +41,6 @@ __all__ = [
 # A task passes on a side when this share of its scored trials passed there.
 TASK_PASS_THRESHOLD: Final = 0.5
 _TASK_PASS_DEFINITION: Final = "a task passes on a side when pass@1 >= 0.5 there"
-
-
-def mcnemar_exact_p(regressed: int, improved: int) -> float:
-    """The exact two-sided McNemar p-value of ``regressed`` against ``improved`` discordant
-    tasks (1.0 when there are none)."""
-    discordant = regressed + improved
-    if discordant == 0:
-        return 1.0
-    tail = sum(math.comb(discordant, i) for i in range(min(regressed, improved) + 1))
-    # Exact rational arithmetic: 2**discordant overflows a float past 1023 tasks.
-    return min(1.0, float(Fraction(2 * tail, 1 << discordant)))
 
 
 class TaskDelta(BaseModel):

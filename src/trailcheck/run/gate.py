@@ -3,6 +3,11 @@
 Every threshold is checked against the report's own figures, and a figure that cannot be
 computed breaks its threshold rather than passing it: pass^4 of a run with k = 2 is undefined,
 and a gate that asked for it fails saying so. An interrupted (partial) report fails any gate.
+
+A run whose rubrics a judge answered is gated only with evidence about that judge: a
+calibration report (:mod:`trailcheck.judge.calibration`) for the same judge version, whose
+false-pass and false-fail rates are within ``judge_max_false_pass`` and
+``judge_max_false_fail``. Without one the gate fails saying the judge is uncalibrated.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trailcheck.cases import GateSpec
+from trailcheck.judge.calibration import CalibrationReport, calibration_gate
 from trailcheck.run.results import RunReport
 
 
@@ -33,8 +39,10 @@ def _at_least(label: str, value: float | None, minimum: float, why_undefined: st
     return None
 
 
-def check_gate(report: RunReport, gate: GateSpec) -> GateResult:
-    """``report`` against ``gate``; see the module docstring."""
+def check_gate(
+    report: RunReport, gate: GateSpec, calibration: CalibrationReport | None = None
+) -> GateResult:
+    """``report`` against ``gate`` (and the judge's ``calibration``); see the module docstring."""
     summary = report.summary
     checked: list[str] = []
     broken: list[str | None] = []
@@ -61,7 +69,32 @@ def check_gate(report: RunReport, gate: GateSpec) -> GateResult:
         if limit is not None:
             checked.append(f"{label} <= {limit}")
             broken.append(f"{label} <= {limit}: got {count}" if count > limit else None)
+    judge = report.manifest.get("judge")
+    if isinstance(judge, dict) and not gate.empty:
+        checked.append("judge calibrated")
+        broken.extend(_judge_lines(str(judge.get("version")), gate, calibration))
     return GateResult(tuple(checked), tuple(line for line in broken if line is not None))
+
+
+def _judge_lines(version: str, gate: GateSpec, calibration: CalibrationReport | None) -> list[str]:
+    if calibration is None:
+        return [
+            f"judge calibrated: judge {version} is uncalibrated; a gate over judged rubrics"
+            " needs its calibration report (trailcheck judge calibrate --out, then"
+            " --judge-calibration)"
+        ]
+    if gate.judge_max_false_pass is None or gate.judge_max_false_fail is None:
+        return [
+            "judge calibrated: set judge_max_false_pass and judge_max_false_fail, the error"
+            " rates the judge's calibration must stay within"
+        ]
+    lines = calibration_gate(
+        calibration,
+        gate.judge_max_false_pass,
+        gate.judge_max_false_fail,
+        judge_version=version,
+    )
+    return [f"judge calibrated: {line}" for line in lines]
 
 
 def _regressions(report: RunReport) -> str | None:

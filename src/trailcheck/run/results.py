@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from trailcheck.cases import ReviewStatus, Split
 from trailcheck.errors import InputError
+from trailcheck.intervals import Rate, rate
 from trailcheck.run.compare import Comparison
-from trailcheck.run.intervals import Rate, rate
 from trailcheck.run.stats import OutcomeSummary, TaskOutcomes
 from trailcheck.run.status import TrialStatus, is_scored
 from trailcheck.scorers import Score, ScorerFailure

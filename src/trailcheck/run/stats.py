@@ -27,7 +27,7 @@ from fractions import Fraction
 from pydantic import BaseModel, ConfigDict
 
 from trailcheck.errors import UsageError
-from trailcheck.run.intervals import (
+from trailcheck.intervals import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     Interval,

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trailcheck.errors import UsageError
-from trailcheck.run.intervals import bootstrap_interval, rate, wilson_interval
+from trailcheck.intervals import bootstrap_interval, rate, wilson_interval
 
 
 def test_wilson_8_of_10_at_95_percent() -> None:
