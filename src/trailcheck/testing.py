@@ -1,5 +1,6 @@
 """Fakes and builders for tests, ours and our users': build traces by hand in a few lines, and
-script a model's replies (:class:`ScriptedModel`, :func:`tool_call_reply`).
+script a model's replies (:class:`ScriptedModel`, :func:`tool_call_reply`) and a judge's verdicts
+(:class:`FakeJudge`).
 
 >>> trace = (
 ...     TraceBuilder("t1", input="Refund order A-1")
@@ -14,10 +15,14 @@ script a model's replies (:class:`ScriptedModel`, :func:`tool_call_reply`).
 
 from __future__ import annotations
 
-from typing import Any, Self
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Self, TypeAlias
 
 import orjson
 
+from trailcheck.errors import UsageError
+from trailcheck.judge.verdict import JudgeItem, Judging, Verdict
 from trailcheck.models.scripted import ScriptedModel, tool_call_reply
 from trailcheck.trace import (
     Message,
@@ -29,7 +34,7 @@ from trailcheck.trace import (
     Usage,
 )
 
-__all__ = ["ScriptedModel", "TraceBuilder", "tool_call_reply"]
+__all__ = ["FakeJudge", "ScriptedModel", "TraceBuilder", "tool_call_reply"]
 
 # Builder spans are 1 µs long and 1 µs apart: ordered, deterministic, obviously synthetic.
 _STEP_NS = 1_000
@@ -168,4 +173,79 @@ class TraceBuilder:
             state_after=self._state_after,
             metadata=dict(self._metadata),
             usage=self._usage,
+        )
+
+
+FakeOutcome: TypeAlias = Verdict | Judging | Literal["pass", "fail", "unscorable"]
+FakeStep: TypeAlias = FakeOutcome | Callable[[JudgeItem], FakeOutcome]
+
+
+class FakeJudge:
+    """A :class:`~trailcheck.judge.Judge` whose verdicts come from ``script``, for tests.
+
+    ``script`` is a list given out in order, one entry per judging, or a function of the item.
+    An entry is ``"pass"``, ``"fail"`` or ``"unscorable"`` (a minimal verdict, or none), a
+    :class:`~trailcheck.judge.Verdict` (judged with it), a
+    :class:`~trailcheck.judge.Judging` (returned as it is), or a function of the item that
+    returns one of those. Every item judged is kept in :attr:`items`. ``version`` is a hash of
+    ``name`` unless given, so two fakes with different names are different judges.
+    """
+
+    def __init__(
+        self,
+        script: Sequence[FakeStep] | Callable[[JudgeItem], FakeOutcome],
+        *,
+        name: str = "fake",
+        version: str | None = None,
+    ) -> None:
+        self._function = script if callable(script) else None
+        self._steps: list[FakeStep] = [] if callable(script) else list(script)
+        self._name = name
+        self._version = version or hashlib.sha256(f"fake:{name}".encode()).hexdigest()[:12]
+        self.items: list[JudgeItem] = []
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "fake", "name": self._name, "version": self._version}
+
+    async def judge(self, item: JudgeItem) -> Judging:
+        self.items.append(item)
+        step: FakeStep
+        if self._function is not None:
+            step = self._function
+        elif len(self.items) <= len(self._steps):
+            step = self._steps[len(self.items) - 1]
+        else:
+            raise UsageError(
+                f"FakeJudge {self._name!r} judged {len(self.items)} items, but its script has"
+                f" {len(self._steps)} verdicts"
+            )
+        outcome = step(item) if callable(step) else step
+        return self._judging(item, outcome)
+
+    def _judging(self, item: JudgeItem, outcome: FakeOutcome) -> Judging:
+        if isinstance(outcome, Judging):
+            return outcome
+        base = {"item_id": item.item_id, "criterion": item.criterion}
+        if outcome == "unscorable":
+            return Judging(
+                **base, judge_version=self._version, status="unscorable", reason="scripted"
+            )
+        if isinstance(outcome, str):
+            if outcome not in ("pass", "fail"):
+                raise UsageError(f"a FakeJudge step is pass, fail or unscorable, not {outcome!r}")
+            passed = outcome == "pass"
+            outcome = Verdict(
+                evidence=[],
+                passed_criteria=[item.criterion] if passed else [],
+                failed_criteria=[] if passed else [item.criterion],
+                failure_mode=None if passed else "scripted_failure",
+                passed=passed,
+            )
+        reason = "passed" if outcome.passed else "failed"
+        return Judging(
+            **base, judge_version=self._version, status="judged", verdict=outcome, reason=reason
         )

@@ -27,6 +27,7 @@ def test_models_exports() -> None:
 
 def test_testing_exports() -> None:
     assert sorted(trailcheck.testing.__all__) == [
+        "FakeJudge",
         "ScriptedModel",
         "TraceBuilder",
         "tool_call_reply",

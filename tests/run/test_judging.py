@@ -111,3 +111,59 @@ def test_rubrics_without_a_judge_are_said_to_be_unjudged() -> None:
     assert trial.status == "unscorable"
     assert trial.reason.endswith("1 rubric(s) not judged: no judge configured")
     assert result.report.manifest["judge"] is None
+
+
+class Shelf:
+    def reset(self) -> None:
+        self.looked: list[str] = []
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"looked": list(self.looked)}
+
+    @property
+    def tools(self) -> list[Any]:
+        return [self.lookup_order]
+
+    def lookup_order(self, order_id: str) -> dict[str, str]:
+        """Look an order up by its id."""
+        self.looked.append(order_id)
+        return {"order_id": order_id, "status": "shipped"}
+
+
+def test_a_rubric_judge_sees_the_trajectory_and_the_tool_declarations() -> None:
+    import json
+
+    from trailcheck.judge import RubricJudge
+    from trailcheck.models import ScriptedModel
+
+    class LookingUp:
+        async def respond(self, message: str, context: TrialContext) -> str:
+            (lookup,) = context.tools
+            return f"Order A-1 is {lookup(order_id='A-1')['status']}."
+
+    prompts: list[str] = []
+
+    def judge_model(messages: Any, tools: Any) -> str:
+        prompt = "\n".join(m.text for m in messages)
+        prompts.append(prompt)
+        looked_up = "lookup_order" in prompt and '"A-1"' in prompt
+        return json.dumps(
+            {
+                "evidence": ["lookup_order was called with A-1"] if looked_up else [],
+                "passed_criteria": [RUBRIC] if looked_up else [],
+                "failed_criteria": [] if looked_up else [RUBRIC],
+                "failure_mode": None if looked_up else "no_lookup",
+                "passed": looked_up,
+            }
+        )
+
+    judge = RubricJudge(ScriptedModel(judge_model, name="judge-model"))
+    result = run(_dataset(), LookingUp, Shelf, judge=judge)
+    (trial,) = result.report.trials()
+    assert trial.status == "passed"
+    (prompt,) = prompts
+    assert "Look an order up by its id." in prompt  # the declaration, from the trace metadata
+    assert "Order A-1 is shipped." in prompt
+    judge_manifest = result.report.manifest["judge"]
+    assert isinstance(judge_manifest, dict)
+    assert judge_manifest["version"] == judge.version

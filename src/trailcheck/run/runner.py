@@ -38,6 +38,8 @@ from trailcheck.cases import Case, Dataset, Split
 from trailcheck.environment import Environment, EnvironmentFactory
 from trailcheck.errors import InfraError, UsageError
 from trailcheck.judge.judge import Judge
+from trailcheck.judge.render import TOOL_DECLARATIONS_KEY
+from trailcheck.models.declarations import declare_tools
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.agent import AgentFactory, TrialContext
 from trailcheck.run.compare import compare_outcomes
@@ -122,6 +124,24 @@ def _trial_seed(seed: int, case_id: str, attempt: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def _trial_metadata(
+    case: Case, attempt: int, plan: _Plan, environment: Environment | None
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "case_id": case.id,
+        "attempt": attempt,
+        "dataset": plan.dataset_version,
+    }
+    if plan.judge is not None and case.rubrics and environment is not None:
+        # A judge reads the tools as the model saw them (render.TOOL_DECLARATIONS_KEY).
+        try:
+            declared = declare_tools(environment.tools)
+        except UsageError:  # tools without a schema: the judge's prompt says none are known
+            return metadata
+        metadata[TOOL_DECLARATIONS_KEY] = [d.model_dump(mode="json") for d in declared]
+    return metadata
+
+
 def _is_infra(error: BaseException) -> bool:
     if isinstance(error, BaseExceptionGroup):
         return error.subgroup(InfraError) is not None
@@ -180,7 +200,7 @@ async def run_trial(
         agent_name="trailcheck-run",
         input=case.input,
         environment=environment,
-        metadata={"case_id": case.id, "attempt": attempt, "dataset": plan.dataset_version},
+        metadata=_trial_metadata(case, attempt, plan, environment),
         ids=SeededIds(_trial_seed(plan.options.seed, case.id, attempt)),
     )
     deadline = asyncio.timeout(plan.options.timeout_s)
