@@ -121,3 +121,25 @@ def test_input_errors_exit_2(
     assert "needs a model" in capsys.readouterr().err
     assert run_cli([*calibrate, files["labels"], "--judge", "replay:absent.jsonl"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_lint_flags_knowledge_and_vague_rubrics_in_a_dataset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = tmp_path / "rubrics.yaml"
+    dataset.write_text(
+        "name: rubrics\n"
+        "cases:\n"
+        "  - id: c1\n"
+        "    input: Who won?\n"
+        "    rubrics:\n"
+        "      - Did the agent verify identity before the refund call?\n"
+        "      - Verstappen won the 2024 São Paulo GP.\n"
+        "      - Was the trajectory good?\n"
+    )
+    assert run_cli(["judge", "lint", str(dataset)]) == 1
+    out = capsys.readouterr().out
+    assert "case 'c1' rubrics[1]: knowledge:" in out
+    assert "case 'c1' rubrics[2]: no_criterion:" in out
+    assert "rubrics[0]" not in out
+    assert "3 rubric(s) checked, 2 problem(s)" in out

@@ -158,3 +158,33 @@ def calibrate_command(
         sys.stdout.write("\n")
     else:
         stdout.print(render_calibration(report))
+
+
+@judge_app.command("lint")
+def lint_command(
+    dataset_path: Annotated[Path, typer.Argument(help="The dataset file whose rubrics to check.")],
+) -> None:
+    """Flag rubrics a judge cannot apply well: knowledge rubrics (they assert a fact, which
+    belongs in a reference answer) and rubrics without an explicit criterion.
+
+    Exit 0 when every rubric is fine, 1 when one is flagged, 2 for an input error.
+    """
+    from trailcheck.cases import load_dataset
+    from trailcheck.judge.lint import lint_rubric
+
+    dataset = load_dataset(dataset_path)
+    flagged = 0
+    for case in dataset.cases:
+        for index, rubric in enumerate(case.rubrics):
+            for problem in lint_rubric(rubric):
+                flagged += 1
+                stdout.print(
+                    f"{dataset_path}: case {case.id!r} rubrics[{index}]: {problem.kind}:"
+                    f" {problem.message}",
+                    markup=False,
+                    soft_wrap=True,
+                )
+    rubrics = sum(len(case.rubrics) for case in dataset.cases)
+    stdout.print(f"{rubrics} rubric(s) checked, {flagged} problem(s)", markup=False)
+    if flagged:
+        raise typer.Exit(1)
