@@ -19,6 +19,8 @@ from rich.table import Table
 
 from trailcheck import __version__
 from trailcheck.cases import Case, Dataset, dataset_json_schema, load_dataset
+from trailcheck.commands.audit import audit_command
+from trailcheck.commands.dataset import dataset_app
 from trailcheck.commands.demo import demo_command
 from trailcheck.commands.judge import judge_app
 from trailcheck.commands.report import report_command
@@ -346,6 +348,8 @@ def schema_report() -> None:
 app.command("run")(run_command)
 app.command("report")(report_command)
 app.command("demo")(demo_command)
+app.command("audit")(audit_command)
+app.add_typer(dataset_app, name="dataset")
 
 
 def run_cli(argv: list[str] | None = None) -> int:

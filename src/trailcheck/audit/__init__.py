@@ -1,0 +1,38 @@
+"""Auditing the eval itself: cases a trivial agent passes, goldens their own expected calls fail,
+checks that cannot fail, leakage across splits, flaky cases and stale reports."""
+
+from trailcheck.audit.finding import SEVERITIES, AuditResult, Finding, Severity
+from trailcheck.audit.flaky import check_flaky
+from trailcheck.audit.lint import WRITE_PREFIXES, is_write_tool, lint_dataset
+from trailcheck.audit.oracle import ORACLE_SCORERS, OracleAgent, check_oracle, plan_calls
+from trailcheck.audit.provenance import check_provenance
+from trailcheck.audit.suite import audit_dataset
+from trailcheck.audit.trivial import (
+    AnsweringAgent,
+    RandomToolAgent,
+    check_trivial,
+    check_trivial_static,
+    trivial_agents,
+)
+
+__all__ = [
+    "ORACLE_SCORERS",
+    "SEVERITIES",
+    "WRITE_PREFIXES",
+    "AnsweringAgent",
+    "AuditResult",
+    "Finding",
+    "OracleAgent",
+    "RandomToolAgent",
+    "Severity",
+    "audit_dataset",
+    "check_flaky",
+    "check_oracle",
+    "check_provenance",
+    "check_trivial",
+    "check_trivial_static",
+    "is_write_tool",
+    "lint_dataset",
+    "plan_calls",
+    "trivial_agents",
+]

@@ -1,0 +1,1 @@
+"""Importers that turn suites written for other tools into trailcheck datasets."""

@@ -1,0 +1,212 @@
+"""Importing Google ADK evalsets: the real samples, the mapping, ADK's traps, malformed input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trailcheck.cases import dump_dataset, load_dataset
+from trailcheck.cases.importers.adk import import_adk
+from trailcheck.errors import InputError
+
+
+def _turn(text: str, answer: str | None = None, tools: list[Any] | None = None) -> dict[str, Any]:
+    turn: dict[str, Any] = {
+        "invocation_id": f"inv-{text[:8]}",
+        "user_content": {"role": "user", "parts": [{"text": text}]},
+    }
+    if answer is not None:
+        turn["final_response"] = {"role": "model", "parts": [{"text": answer}]}
+    if tools is not None:
+        turn["intermediate_data"] = {"tool_uses": tools}
+    return turn
+
+
+def _write(
+    folder: Path, cases: list[dict[str, Any]], criteria: dict[str, Any] | None = None
+) -> Path:
+    path = folder / "demo.evalset.json"
+    path.write_text(json.dumps({"eval_set_id": "demo", "eval_cases": cases}), encoding="utf-8")
+    if criteria is not None:
+        (folder / "test_config.json").write_text(json.dumps({"criteria": criteria}), "utf-8")
+    return path
+
+
+def _case(eval_id: str, *turns: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"eval_id": eval_id, "conversation": list(turns), **extra}
+
+
+def _round_trip(tmp_path: Path, dataset: Any) -> None:
+    out = tmp_path / "imported.yaml"
+    dump_dataset(dataset, out)
+    assert load_dataset(out) == dataset
+
+
+# The real samples.
+
+
+def test_pit_wall_imports_tools_and_traps(external: Path, tmp_path: Path) -> None:
+    result = import_adk([external / "adk-pit-wall"])
+    cases = {case.id: case for case in result.dataset.cases}
+    assert len(cases) == 5
+    race = cases["pit_wall_tools/race_winner"]
+    assert race.expected_tools == ["get_race_results"]
+    assert race.tool_match == "in_order"
+    assert race.expected_arguments == []  # test_config.json sets ignore_args
+    assert race.metadata["adk"]["tool_args"] == [
+        {"tool": "get_race_results", "args": {"season": 2024, "circuit_id": "interlagos"}}
+    ]
+    assert race.review_status == "candidate"
+    assert race.reference_response is not None
+    assert "Verstappen" in race.reference_response
+    assert sum(len(case.expected_tools or []) for case in cases.values()) == 3
+    assert cases["pit_wall_guardrails/off_topic"].expected_tools == []
+    empty_list = [line for line in result.traps if "IN_ORDER with no expected tool uses" in line]
+    grounding = [line for line in result.traps if "hallucinations_v1 on a case" in line]
+    assert len(empty_list) == 2
+    assert len(grounding) == 2
+    assert any("final_response_match_v2" in line for line in result.unmapped)
+    _round_trip(tmp_path, result.dataset)
+
+
+def test_pit_wall_guardrails_with_their_own_config(external: Path) -> None:
+    folder = external / "adk-pit-wall"
+    result = import_adk(
+        [folder / "pit_wall_guardrails.evalset.json"], config=folder / "guardrails_config.json"
+    )
+    assert [case.tool_match for case in result.dataset.cases] == ["exact", "exact"]
+    assert all(case.expected_tools == [] for case in result.dataset.cases)
+    assert result.traps == []  # EXACT over [] is a real check in ADK too
+
+
+def test_hello_trench_imports_rubrics(external: Path, tmp_path: Path) -> None:
+    result = import_adk([external / "adk-hello-trench" / "hello_trench.evalset.json"])
+    dataset = result.dataset
+    assert dataset.name == "hello_trench_behavior"
+    assert len(dataset.cases) == 13
+    assert all(len(case.rubrics) == 6 for case in dataset.cases)
+    assert all(case.expected_tools is None for case in dataset.cases)  # no trajectory criterion
+    assert all(case.reference_response for case in dataset.cases)
+    assert dataset.cases[0].metadata["adk"]["eval_id"] == "canon_lore"
+    assert result.traps == []
+    _round_trip(tmp_path, dataset)
+
+
+# The mapping, on hand-written evalsets.
+
+
+def test_multi_turn_arguments_and_state(tmp_path: Path) -> None:
+    lookup = {"name": "lookup", "args": {"order_id": "A-1", "opts": {"$compare": "x"}}}
+    path = _write(
+        tmp_path,
+        [
+            _case(
+                "refund",
+                _turn("hi", "hello", []),
+                _turn("refund A-1", "done", [lookup, {"name": "refund", "args": {}}]),
+                session_input={"app_name": "shop", "user_id": "u", "state": {"tier": "gold"}},
+            )
+        ],
+        {"tool_trajectory_avg_score": {"threshold": 0.5, "match_type": "ANY_ORDER"}},
+    )
+    result = import_adk([path])
+    case = result.dataset.cases[0]
+    assert isinstance(case.input, list)
+    assert [m.text for m in case.input] == ["hi", "refund A-1"]
+    assert case.expected_tools == ["lookup", "refund"]
+    assert (case.tool_match, case.tool_threshold) == ("any_order", 0.5)
+    assert [(e.tool, sorted(e.arguments)) for e in case.expected_arguments] == [
+        ("lookup", ["opts", "order_id"])
+    ]
+    assert case.reference_response == "done"
+    assert case.metadata["adk"]["session_state"] == {"tier": "gold"}
+    assert any("session_input.state" in line for line in result.unmapped)
+    assert any("turns before the last" in line for line in result.unmapped)
+    assert result.traps == []  # num_runs 1: nothing is averaged over runs
+    _round_trip(tmp_path, result.dataset)
+
+
+def test_default_criteria_report_rouge(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_case("a", _turn("q", "a", [{"name": "t", "args": {"x": 1}}]))])
+    result = import_adk([path])
+    case = result.dataset.cases[0]
+    assert (case.tool_match, case.expected_tools) == ("exact", ["t"])
+    assert any("response_match_score" in line and "ROUGE" in line for line in result.unmapped)
+
+
+# ADK's traps.
+
+
+def test_trap_in_order_over_empty_tool_list(tmp_path: Path) -> None:
+    criteria = {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "ANY_ORDER"}}
+    result = import_adk([_write(tmp_path, [_case("a", _turn("q", "a"))], criteria)])
+    assert result.dataset.cases[0].expected_tools == []
+    assert len(result.traps) == 1
+    assert "ANY_ORDER with no expected tool uses" in result.traps[0]
+
+
+def test_trap_untyped_rubric_is_dropped(tmp_path: Path) -> None:
+    typed = {
+        "rubric_id": "ok",
+        "type": "FINAL_RESPONSE_QUALITY",
+        "rubric_content": {"text_property": "Answers politely."},
+    }
+    untyped = {"rubric_id": "lost", "rubric_content": {"text_property": "Cites a source."}}
+    case = _case("a", {**_turn("q", "a"), "rubrics": [typed, untyped]})
+    criteria = {"rubric_based_final_response_quality_v1": {"threshold": 0.8}}
+    result = import_adk([_write(tmp_path, [case], criteria)])
+    assert result.dataset.cases[0].rubrics == ["Answers politely."]
+    assert len(result.traps) == 1
+    assert "'lost' (type missing)" in result.traps[0]
+    assert any("'lost'" in line and "not imported" in line for line in result.unmapped)
+
+
+def test_trap_groundedness_without_tools(tmp_path: Path) -> None:
+    criteria = {"hallucinations_v1": {"threshold": 0.9}}
+    with_tool = _case("b", _turn("q", "a", [{"name": "t", "args": {}}]))
+    result = import_adk([_write(tmp_path, [_case("a", _turn("q", "a")), with_tool], criteria)])
+    assert len(result.traps) == 1
+    assert "demo/a: hallucinations_v1" in result.traps[0]
+
+
+def test_trap_half_threshold_over_runs(tmp_path: Path) -> None:
+    criteria = {"tool_trajectory_avg_score": 0.5}
+    path = _write(tmp_path, [_case("a", _turn("q", "a", [{"name": "t", "args": {}}]))], criteria)
+    assert import_adk([path], num_runs=1).traps == []
+    traps = import_adk([path], num_runs=2).traps
+    assert len(traps) == 1
+    assert "threshold 0.5 over 2 runs" in traps[0]
+
+
+# Bad input.
+
+
+def test_malformed_evalset_names_file_and_path(tmp_path: Path) -> None:
+    bad = _case("a", {"user_content": {"role": "user", "parts": "not a list"}})
+    path = _write(tmp_path, [bad])
+    with pytest.raises(
+        InputError,
+        match=r"demo\.evalset\.json: \$\.eval_cases\[0\]\.conversation"
+        r"\[0\]\.user_content\.parts: expected a list, got str",
+    ):
+        import_adk([path])
+
+
+def test_not_json_and_duplicate_ids(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.evalset.json"
+    broken.write_text("{", encoding="utf-8")
+    with pytest.raises(InputError, match=r"broken\.evalset\.json: not JSON"):
+        import_adk([broken])
+    path = _write(tmp_path, [_case("a", _turn("q"))])
+    with pytest.raises(InputError, match="case 'demo/a' also in"):
+        import_adk([path, path])
+
+
+def test_unknown_match_type_names_the_config(tmp_path: Path) -> None:
+    criteria = {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "SOMETIMES"}}
+    path = _write(tmp_path, [_case("a", _turn("q"))], criteria)
+    with pytest.raises(InputError, match=r"test_config\.json: \$\.criteria\.tool_trajectory"):
+        import_adk([path])
