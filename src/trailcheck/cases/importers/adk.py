@@ -30,7 +30,6 @@ Imported cases are ``candidate``: nobody has reviewed them. Everything else is a
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,42 +38,32 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trailcheck.cases.case import Case, ExpectedInvocation, ToolMatch
+from trailcheck.cases.case import Case, ExpectedInvocation
 from trailcheck.cases.comparators import ExactComparator
 from trailcheck.cases.dataset import Dataset
-from trailcheck.errors import InputError
+from trailcheck.cases.importers.adk_criteria import (
+    DEFAULT_CRITERIA,
+    GROUNDEDNESS,
+    MATCH_TYPES,
+    RESPONSE_QUALITY,
+    RUBRIC_CRITERIA,
+    TOOL_USE_QUALITY,
+    TRAJECTORY,
+    read_criteria,
+    report_criteria,
+)
+from trailcheck.cases.importers.adk_files import (
+    AdkSource,
+    evalset_files,
+    expect_list,
+    expect_object,
+    expect_string,
+    get_key,
+    load_json,
+)
 from trailcheck.trace import Message
 
 __all__ = ["AdkImport", "import_adk"]
-
-TRAJECTORY = "tool_trajectory_avg_score"
-RESPONSE_QUALITY = "rubric_based_final_response_quality_v1"
-TOOL_USE_QUALITY = "rubric_based_tool_use_quality_v1"
-DEFAULT_CRITERIA: dict[str, float] = {TRAJECTORY: 1.0, "response_match_score": 0.8}
-_MATCH_TYPES: dict[str, ToolMatch] = {
-    "EXACT": "exact",
-    "IN_ORDER": "in_order",
-    "ANY_ORDER": "any_order",
-}
-# Rubric type → the criterion that judges rubrics of that type.
-_RUBRIC_CRITERIA = {
-    "FINAL_RESPONSE_QUALITY": RESPONSE_QUALITY,
-    "TOOL_USE_QUALITY": TOOL_USE_QUALITY,
-}
-_GROUNDEDNESS = re.compile(r"hallucination|grounded", re.IGNORECASE)
-# What each criterion with no dataset equivalent is, and what trailcheck offers instead.
-_CRITERION_NOTES = {
-    "response_match_score": "ROUGE-1 overlap with the reference; no deterministic equivalent "
-    "(the response scorer checks equality or containment); the reference is kept as "
-    "reference_response for the reference judge (--judge reference)",
-    "final_response_match_v2": "a model judging the answer against the reference: the reference "
-    "judge at run time (--judge reference), not a dataset scorer; reference_response imported",
-    "hallucinations_v1": "a model judging each sentence against the context: the groundedness "
-    "judge at run time (--judge groundedness), not a dataset scorer",
-    RESPONSE_QUALITY: "rubrics imported as case rubrics, for the rubric judge (--judge rubric)",
-    TOOL_USE_QUALITY: "rubrics imported as case rubrics, for the rubric judge (--judge rubric)",
-    "safety_v1": "a safety judge: no trailcheck equivalent",
-}
 
 
 @dataclass(frozen=True)
@@ -94,27 +83,6 @@ class AdkImport:
     traps: list[str] = field(default_factory=list)
 
 
-@dataclass
-class _Source:
-    """One evalset file being read, with its criteria and the lines found so far."""
-
-    path: Path
-    criteria: dict[str, dict[str, Any]]
-    criteria_source: str
-    num_runs: int
-    unmapped: list[str]
-    traps: list[str]
-
-    def fail(self, where: str, message: str) -> InputError:
-        return InputError(f"{self.path}: {where}: {message}")
-
-    def note(self, case: str, what: str) -> None:
-        self.unmapped.append(f"{self.path}: {case}: {what}")
-
-    def trap(self, case: str, what: str) -> None:
-        self.traps.append(f"{self.path}: {case}: {what}")
-
-
 def import_adk(
     paths: Sequence[Path], *, config: Path | None = None, num_runs: int = 1
 ) -> AdkImport:
@@ -126,7 +94,7 @@ def import_adk(
     once). Case ids are ``eval_set_id/eval_id``. Raises InputError naming the file and the JSON
     path of the first problem.
     """
-    files = _evalset_files(paths)
+    files = evalset_files(paths)
     unmapped: list[str] = []
     traps: list[str] = []
     cases: list[Case] = []
@@ -136,11 +104,11 @@ def import_adk(
     for path in files:
         criteria_path = config if config is not None else path.parent / "test_config.json"
         if criteria_path.is_file():
-            criteria, criteria_source = _read_criteria(criteria_path), criteria_path.name
+            criteria, criteria_source = read_criteria(criteria_path), criteria_path.name
         else:
             criteria = {name: {"threshold": value} for name, value in DEFAULT_CRITERIA.items()}
             criteria_source = "ADK defaults"
-        source = _Source(path, criteria, criteria_source, num_runs, unmapped, traps)
+        source = AdkSource(path, criteria, criteria_source, num_runs, unmapped, traps)
         name, description, file_cases = _read_evalset(source)
         names.append(name)
         if description:
@@ -159,120 +127,24 @@ def import_adk(
     return AdkImport(dataset, unmapped, traps)
 
 
-def _evalset_files(paths: Sequence[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found = sorted(path.glob("*.evalset.json"))
-            if not found:
-                raise InputError(f"{path}: no *.evalset.json file in this folder")
-            files += found
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise InputError(f"{path}: no such file or folder")
-    if not files:
-        raise InputError("no ADK evalset given")
-    return files
-
-
-def _load_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_bytes().decode("utf-8-sig"))
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the file: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text: {error.reason} at byte {error.start}") from None
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"{path}: not JSON: {error.msg} at line {error.lineno} column {error.colno}"
-        ) from None
-
-
-def _get(obj: dict[str, Any], name: str) -> Any:
-    """``obj[name]``, or its camelCase spelling (ADK's models accept both), or None."""
-    if name in obj:
-        return obj[name]
-    head, *rest = name.split("_")
-    return obj.get(head + "".join(part.title() for part in rest))
-
-
-def _object(value: Any, source: _Source, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise source.fail(where, f"expected an object, got {_kind(value)}")
-    return value
-
-
-def _list(value: Any, source: _Source, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise source.fail(where, f"expected a list, got {_kind(value)}")
-    return value
-
-
-def _string(value: Any, source: _Source, where: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise source.fail(where, f"expected a non-empty string, got {_kind(value)}")
-    return value
-
-
-def _kind(value: Any) -> str:
-    return "nothing" if value is None else type(value).__name__
-
-
-def _read_criteria(path: Path) -> dict[str, dict[str, Any]]:
-    data = _load_json(path)
-    if not isinstance(data, dict) or not isinstance(_get(data, "criteria"), dict):
-        raise InputError(f"{path}: $.criteria: expected an object of criteria")
-    criteria: dict[str, dict[str, Any]] = {}
-    for name, value in _get(data, "criteria").items():
-        settings = {"threshold": value} if not isinstance(value, dict) else value
-        threshold = _get(settings, "threshold")
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-            raise InputError(f"{path}: $.criteria.{name}: expected a threshold, a number")
-        match_type = _get(settings, "match_type")
-        if name == TRAJECTORY and match_type is not None and match_type not in _MATCH_TYPES:
-            known = ", ".join(_MATCH_TYPES)
-            raise InputError(
-                f"{path}: $.criteria.{name}.match_type: unknown {match_type!r}; known: {known}"
-            )
-        criteria[name] = settings
-    return criteria
-
-
-def _read_evalset(source: _Source) -> tuple[str, str | None, list[Case]]:
-    data = _load_json(source.path)
+def _read_evalset(source: AdkSource) -> tuple[str, str | None, list[Case]]:
+    data = load_json(source.path)
     if isinstance(data, list):
         raise source.fail("$", "a list: the old *.test.json format is not read; convert it first")
-    data = _object(data, source, "$")
-    set_id = _get(data, "eval_set_id")
+    data = expect_object(data, source, "$")
+    set_id = get_key(data, "eval_set_id")
     if set_id is None:
         set_id = source.path.name.removesuffix(".json").removesuffix(".evalset")
-    set_id = _string(set_id, source, "$.eval_set_id")
-    description = _get(data, "description")
-    eval_cases = _list(_get(data, "eval_cases"), source, "$.eval_cases")
-    _report_criteria(source)
+    set_id = expect_string(set_id, source, "$.eval_set_id")
+    description = get_key(data, "description")
+    eval_cases = expect_list(get_key(data, "eval_cases"), source, "$.eval_cases")
+    report_criteria(source)
     cases = [
         case
         for index, raw in enumerate(eval_cases)
         if (case := _read_case(source, set_id, raw, f"$.eval_cases[{index}]")) is not None
     ]
     return set_id, description if isinstance(description, str) else None, cases
-
-
-def _report_criteria(source: _Source) -> None:
-    for name, settings in source.criteria.items():
-        threshold = float(_get(settings, "threshold"))
-        if name != TRAJECTORY:
-            note = _CRITERION_NOTES.get(name, "no trailcheck equivalent")
-            source.note(
-                "*", f"criterion {name} (threshold {threshold:g}, {source.criteria_source}): {note}"
-            )
-        if threshold <= 0.5 and source.num_runs > 1:
-            source.trap(
-                "*",
-                f"criterion {name} threshold {threshold:g} over {source.num_runs} runs: ADK "
-                "averages the runs, so a case that passed once and failed once (0.5) clears it",
-            )
 
 
 @dataclass
@@ -287,25 +159,25 @@ class _Turns:
     invocation_ids: list[str] = field(default_factory=list)
 
 
-def _read_case(source: _Source, set_id: str, raw: Any, where: str) -> Case | None:
-    raw = _object(raw, source, where)
-    eval_id = _string(_get(raw, "eval_id"), source, f"{where}.eval_id")
+def _read_case(source: AdkSource, set_id: str, raw: Any, where: str) -> Case | None:
+    raw = expect_object(raw, source, where)
+    eval_id = expect_string(get_key(raw, "eval_id"), source, f"{where}.eval_id")
     case_id = f"{set_id}/{eval_id}"
-    conversation = _get(raw, "conversation")
-    if conversation is None and _get(raw, "conversation_scenario") is not None:
+    conversation = get_key(raw, "conversation")
+    if conversation is None and get_key(raw, "conversation_scenario") is not None:
         source.note(
             case_id,
             "conversation_scenario: a simulated user has no fixed turns to import; case left out",
         )
         return None
-    conversation = _list(conversation, source, f"{where}.conversation")
+    conversation = expect_list(conversation, source, f"{where}.conversation")
     if not conversation:
         raise source.fail(f"{where}.conversation", "no invocation: a case has at least one turn")
     turns = _Turns()
     for index, invocation in enumerate(conversation):
         _read_invocation(source, invocation, turns, f"{where}.conversation[{index}]")
-    _read_rubrics(source, _get(raw, "rubrics"), turns, f"{where}.rubrics")
-    session = _object(_get(raw, "session_input") or {}, source, f"{where}.session_input")
+    _read_rubrics(source, get_key(raw, "rubrics"), turns, f"{where}.rubrics")
+    session = expect_object(get_key(raw, "session_input") or {}, source, f"{where}.session_input")
     data = {
         "id": case_id,
         "input": turns.users[0]
@@ -322,7 +194,7 @@ def _read_case(source: _Source, set_id: str, raw: Any, where: str) -> Case | Non
             case_id,
             "final responses of turns before the last: trailcheck compares the final answer only",
         )
-    if _get(session, "state"):
+    if get_key(session, "state"):
         source.note(
             case_id,
             "session_input.state: a case has no initial state; kept in "
@@ -335,38 +207,44 @@ def _read_case(source: _Source, set_id: str, raw: Any, where: str) -> Case | Non
         raise source.fail(where, f"not a valid case: {error}") from None
 
 
-def _read_invocation(source: _Source, raw: Any, turns: _Turns, where: str) -> None:
-    raw = _object(raw, source, where)
-    turns.users.append(_content_text(source, _get(raw, "user_content"), f"{where}.user_content"))
-    response = _get(raw, "final_response")
+def _read_invocation(source: AdkSource, raw: Any, turns: _Turns, where: str) -> None:
+    raw = expect_object(raw, source, where)
+    turns.users.append(_content_text(source, get_key(raw, "user_content"), f"{where}.user_content"))
+    response = get_key(raw, "final_response")
     turns.responses.append(
         None if response is None else _content_text(source, response, f"{where}.final_response")
     )
-    invocation_id = _get(raw, "invocation_id")
+    invocation_id = get_key(raw, "invocation_id")
     if isinstance(invocation_id, str):
         turns.invocation_ids.append(invocation_id)
-    intermediate = _object(
-        _get(raw, "intermediate_data") or {}, source, f"{where}.intermediate_data"
+    intermediate = expect_object(
+        get_key(raw, "intermediate_data") or {}, source, f"{where}.intermediate_data"
     )
     uses_where = f"{where}.intermediate_data.tool_uses"
-    for index, use in enumerate(_list(_get(intermediate, "tool_uses") or [], source, uses_where)):
-        use = _object(use, source, f"{uses_where}[{index}]")
-        turns.tools.append(_string(_get(use, "name"), source, f"{uses_where}[{index}].name"))
-        turns.arguments.append(
-            _object(_get(use, "args") or {}, source, f"{uses_where}[{index}].args")
+    for index, use in enumerate(
+        expect_list(get_key(intermediate, "tool_uses") or [], source, uses_where)
+    ):
+        use = expect_object(use, source, f"{uses_where}[{index}]")
+        turns.tools.append(
+            expect_string(get_key(use, "name"), source, f"{uses_where}[{index}].name")
         )
-    _read_rubrics(source, _get(raw, "rubrics"), turns, f"{where}.rubrics")
+        turns.arguments.append(
+            expect_object(get_key(use, "args") or {}, source, f"{uses_where}[{index}].args")
+        )
+    _read_rubrics(source, get_key(raw, "rubrics"), turns, f"{where}.rubrics")
 
 
-def _read_rubrics(source: _Source, raw: Any, turns: _Turns, where: str) -> None:
-    for index, rubric in enumerate(_list(raw or [], source, where)):
-        turns.rubrics.append((f"{where}[{index}]", _object(rubric, source, f"{where}[{index}]")))
+def _read_rubrics(source: AdkSource, raw: Any, turns: _Turns, where: str) -> None:
+    for index, rubric in enumerate(expect_list(raw or [], source, where)):
+        turns.rubrics.append(
+            (f"{where}[{index}]", expect_object(rubric, source, f"{where}[{index}]"))
+        )
 
 
-def _content_text(source: _Source, content: Any, where: str) -> str:
+def _content_text(source: AdkSource, content: Any, where: str) -> str:
     """The text of a genai ``Content``: its text parts joined by newlines."""
-    content = _object(content, source, where)
-    parts = _list(_get(content, "parts"), source, f"{where}.parts")
+    content = expect_object(content, source, where)
+    parts = expect_list(get_key(content, "parts"), source, f"{where}.parts")
     texts = [
         part["text"]
         for part in parts
@@ -377,7 +255,7 @@ def _content_text(source: _Source, content: Any, where: str) -> str:
     return "\n".join(texts)
 
 
-def _trajectory(source: _Source, case_id: str, turns: _Turns) -> dict[str, Any]:
+def _trajectory(source: AdkSource, case_id: str, turns: _Turns) -> dict[str, Any]:
     settings = source.criteria.get(TRAJECTORY)
     if settings is None:
         if turns.tools:
@@ -387,7 +265,7 @@ def _trajectory(source: _Source, case_id: str, turns: _Turns) -> dict[str, Any]:
                 "so ADK checks no trajectory; none imported",
             )
         return {}
-    match_type = _get(settings, "match_type") or "EXACT"
+    match_type = get_key(settings, "match_type") or "EXACT"
     if not turns.tools and match_type != "EXACT":
         source.trap(
             case_id,
@@ -396,10 +274,10 @@ def _trajectory(source: _Source, case_id: str, turns: _Turns) -> dict[str, Any]:
         )
     result: dict[str, Any] = {
         "expected_tools": list(turns.tools),
-        "tool_match": _MATCH_TYPES[match_type],
-        "tool_threshold": min(max(float(_get(settings, "threshold")), 0.0), 1.0),
+        "tool_match": MATCH_TYPES[match_type],
+        "tool_threshold": min(max(float(get_key(settings, "threshold")), 0.0), 1.0),
     }
-    if _get(settings, "ignore_args"):
+    if get_key(settings, "ignore_args"):
         if any(turns.arguments):
             source.note(
                 case_id,
@@ -417,19 +295,21 @@ def _trajectory(source: _Source, case_id: str, turns: _Turns) -> dict[str, Any]:
     return result
 
 
-def _case_rubrics(source: _Source, case_id: str, turns: _Turns) -> list[str]:
+def _case_rubrics(source: AdkSource, case_id: str, turns: _Turns) -> list[str]:
     rubrics: list[str] = []
     for criterion in (RESPONSE_QUALITY, TOOL_USE_QUALITY):
         settings = source.criteria.get(criterion) or {}
-        listed = _list(_get(settings, "rubrics") or [], source, f"criteria.{criterion}.rubrics")
+        listed = expect_list(
+            get_key(settings, "rubrics") or [], source, f"criteria.{criterion}.rubrics"
+        )
         for index, rubric in enumerate(listed):
             where = f"criteria.{criterion}.rubrics[{index}]"
-            rubrics.append(_rubric_text(source, _object(rubric, source, where), where))
+            rubrics.append(_rubric_text(source, expect_object(rubric, source, where), where))
     for where, rubric in turns.rubrics:
         text = _rubric_text(source, rubric, where)
-        kind = _get(rubric, "type")
-        rubric_id = _get(rubric, "rubric_id") or where
-        judged_by = _RUBRIC_CRITERIA.get(kind) if isinstance(kind, str) else None
+        kind = get_key(rubric, "type")
+        rubric_id = get_key(rubric, "rubric_id") or where
+        judged_by = RUBRIC_CRITERIA.get(kind) if isinstance(kind, str) else None
         if judged_by is None:
             what = f"rubric {rubric_id!r} (type {kind or 'missing'})"
             source.trap(
@@ -447,16 +327,18 @@ def _case_rubrics(source: _Source, case_id: str, turns: _Turns) -> list[str]:
     return list(dict.fromkeys(rubrics))
 
 
-def _rubric_text(source: _Source, rubric: dict[str, Any], where: str) -> str:
-    content = _object(_get(rubric, "rubric_content"), source, f"{where}.rubric_content")
-    return _string(_get(content, "text_property"), source, f"{where}.rubric_content.text_property")
+def _rubric_text(source: AdkSource, rubric: dict[str, Any], where: str) -> str:
+    content = expect_object(get_key(rubric, "rubric_content"), source, f"{where}.rubric_content")
+    return expect_string(
+        get_key(content, "text_property"), source, f"{where}.rubric_content.text_property"
+    )
 
 
-def _check_grounding(source: _Source, case_id: str, turns: _Turns) -> None:
+def _check_grounding(source: AdkSource, case_id: str, turns: _Turns) -> None:
     if turns.tools:
         return
     for name in source.criteria:
-        if _GROUNDEDNESS.search(name):
+        if GROUNDEDNESS.search(name):
             source.trap(
                 case_id,
                 f"{name} on a case that calls no tool: the answer has no tool "
@@ -465,7 +347,7 @@ def _check_grounding(source: _Source, case_id: str, turns: _Turns) -> None:
 
 
 def _metadata(
-    source: _Source, set_id: str, eval_id: str, turns: _Turns, session: dict[str, Any]
+    source: AdkSource, set_id: str, eval_id: str, turns: _Turns, session: dict[str, Any]
 ) -> dict[str, Any]:
     adk: dict[str, Any] = {
         "file": source.path.name,
@@ -476,12 +358,12 @@ def _metadata(
     if turns.invocation_ids:
         adk["invocation_ids"] = turns.invocation_ids
     for key in ("app_name", "user_id"):
-        if isinstance(_get(session, key), str):
-            adk[key] = _get(session, key)
-    if _get(session, "state"):
-        adk["session_state"] = _get(session, "state")
+        if isinstance(get_key(session, key), str):
+            adk[key] = get_key(session, key)
+    if get_key(session, "state"):
+        adk["session_state"] = get_key(session, "state")
     trajectory = source.criteria.get(TRAJECTORY)
-    if trajectory is not None and _get(trajectory, "ignore_args") and any(turns.arguments):
+    if trajectory is not None and get_key(trajectory, "ignore_args") and any(turns.arguments):
         adk["tool_args"] = [
             {"tool": t, "args": a} for t, a in zip(turns.tools, turns.arguments, strict=True)
         ]
