@@ -9,6 +9,7 @@ from trailcheck.audit import check_flaky
 from trailcheck.run.agent import TrialContext
 from trailcheck.run.results import RunReport
 from trailcheck.run.runner import RunOptions, run
+from trailcheck.scorers import Score
 
 CASE = """\
   - id: refund
@@ -49,3 +50,43 @@ def test_a_case_that_flips_is_flaky_with_its_rate() -> None:
 def test_a_steady_case_is_not_flaky() -> None:
     assert check_flaky(_report([True])) == []
     assert check_flaky(_report([False])) == []
+
+
+def _judge(passed: bool, criterion: str) -> Score:
+    verdict = "passed" if passed else "failed"
+    reason = f"judge rubric-v3: {verdict}; criterion: {criterion}"
+    if not passed:
+        reason += f"; failed: {criterion}; failure mode: wrong_answer"
+    return Score(scorer="judge", value=float(passed), passed=passed, threshold=1.0, reason=reason)
+
+
+def _judged(report: RunReport, verdicts: list[list[Score]]) -> RunReport:
+    (case,) = report.cases
+    trials = [
+        trial.model_copy(update={"scores": [*trial.scores, *scores]})
+        for trial, scores in zip(case.trials, verdicts, strict=True)
+    ]
+    return report.model_copy(update={"cases": [case.model_copy(update={"trials": trials})]})
+
+
+POLITE = "Is the agent polite; does it greet the user?"
+NAMED = "Does the agent name the order?"
+
+
+def test_a_judge_verdict_that_flips_across_samples_is_flagged_with_its_rate() -> None:
+    # The outcome is steady (every trial fails its state check); one judge criterion flips.
+    verdicts = [[_judge(p, POLITE), _judge(True, NAMED)] for p in (True, False, True, True)]
+    (finding,) = check_flaky(_judged(_report([False]), verdicts))
+    assert (finding.case_id, finding.check, finding.severity) == (
+        "refund",
+        "flaky_judge",
+        "medium",
+    )
+    assert finding.message == (
+        f"judge verdict varies across samples: criterion {POLITE!r} passed 3/4=0.750"
+    )
+
+
+def test_steady_judge_verdicts_are_not_flagged() -> None:
+    verdicts = [[_judge(True, POLITE), _judge(False, NAMED)] for _ in range(4)]
+    assert check_flaky(_judged(_report([False]), verdicts)) == []

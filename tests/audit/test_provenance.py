@@ -11,7 +11,7 @@ import pytest
 from tests.audit.shop import dataset, tiny_shop
 from trailcheck.audit import check_provenance
 from trailcheck.audit.trivial import AnsweringAgent
-from trailcheck.run.results import RunReport
+from trailcheck.run.results import RunReport, load_report
 from trailcheck.run.runner import RunOptions, run
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -99,3 +99,30 @@ def test_outside_a_repository_it_cannot_run(tmp_path: Path) -> None:
     (finding,) = check_provenance(_report({"commit": "a" * 40, "dirty": False}), tmp_path)
     assert finding.check == "provenance_unchecked"
     assert "not in a git repository" in finding.message
+
+
+def test_regenerating_a_report_is_a_steady_state(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The runner records the commit of the working directory, as it does for a real run.
+    monkeypatch.chdir(repo)
+    reports = repo / "reports"
+
+    def generate() -> RunReport:
+        report = run(
+            dataset(CASE), lambda: AnsweringAgent(lambda m: m), tiny_shop, options=RunOptions()
+        ).report
+        (reports / "report.json").write_text(report.model_dump_json())
+        _commit_all(repo)
+        return load_report(reports / "report.json")
+
+    first = generate()
+    assert isinstance(first.manifest["git"], dict)
+    assert first.manifest["git"]["dirty"] is False
+    assert check_provenance(first, reports) == []
+    second = generate()
+    assert check_provenance(second, reports) == []
+    (repo / "agent.py").write_text("v = 3\n")
+    _commit_all(repo)
+    (finding,) = check_provenance(second, reports)
+    assert finding.check == "stale_report"

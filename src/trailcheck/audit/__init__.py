@@ -1,6 +1,9 @@
 """Auditing the eval itself: cases a trivial agent passes, goldens their own expected calls fail,
-checks that cannot fail, leakage across splits, flaky cases and stale reports."""
+checks that cannot fail, contradictions, ADK traps, leakage across splits, flaky cases and stale
+reports."""
 
+from trailcheck.audit.adk_traps import check_adk_traps
+from trailcheck.audit.contradictions import check_contradictions
 from trailcheck.audit.finding import SEVERITIES, AuditResult, Finding, Severity
 from trailcheck.audit.flaky import check_flaky
 from trailcheck.audit.lint import WRITE_PREFIXES, is_write_tool, lint_dataset
@@ -9,6 +12,7 @@ from trailcheck.audit.provenance import check_provenance
 from trailcheck.audit.suite import audit_dataset
 from trailcheck.audit.trivial import (
     AnsweringAgent,
+    HandOffAgent,
     RandomToolAgent,
     check_trivial,
     check_trivial_static,
@@ -22,10 +26,13 @@ __all__ = [
     "AnsweringAgent",
     "AuditResult",
     "Finding",
+    "HandOffAgent",
     "OracleAgent",
     "RandomToolAgent",
     "Severity",
     "audit_dataset",
+    "check_adk_traps",
+    "check_contradictions",
     "check_flaky",
     "check_oracle",
     "check_provenance",

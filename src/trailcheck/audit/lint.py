@@ -14,6 +14,9 @@ knowledge_rubric       medium    :func:`~trailcheck.judge.lint.lint_rubric` says
 vague_rubric           low       the rubric names no explicit criterion
 candidate_in_release   medium    a case not approved in a release suite (one with a
                                  gate, or with approved cases): it is not a test
+contradiction          medium    two parts of a case (rubrics, reference, expected
+                                 tools) require and forbid one behaviour; see
+                                 :mod:`.contradictions` for the heuristics and limits
 split_leakage          medium    a regression and a holdout input are near duplicates
                                  (token Jaccard >= 0.8, the similarity shown)
 =====================  ========  ======================================================
@@ -27,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
+from trailcheck.audit.contradictions import check_contradictions
 from trailcheck.audit.finding import Finding
 from trailcheck.cases import Case, Dataset
 from trailcheck.judge.lint import lint_rubric
@@ -180,4 +184,5 @@ def lint_dataset(
         findings += _writes_without_state(case, write_tools)
         findings += _rubric_lint(case)
         findings += _candidate_in_release(dataset, case)
+        findings += check_contradictions(case, dataset.tools or [])
     return findings + _leakage(dataset.cases, leakage_threshold)

@@ -1,6 +1,7 @@
 """``audit_dataset``: every check that the inputs given allow, in one list of findings.
 
-- always: the static lint (:mod:`.lint`) and the trivial agents (:mod:`.trivial`), run for real
+- always: the static lint (:mod:`.lint`), ADK's traps in cases imported from ADK
+  (:mod:`.adk_traps`) and the trivial agents (:mod:`.trivial`), run for real
   with an environment factory, else graded statically;
 - with an environment factory: the oracle (:mod:`.oracle`);
 - with a report: flakiness (:mod:`.flaky`) and, when ``reports_dir`` is given, provenance
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
+from trailcheck.audit.adk_traps import check_adk_traps
 from trailcheck.audit.finding import AuditResult, Finding
 from trailcheck.audit.flaky import check_flaky
 from trailcheck.audit.lint import lint_dataset
@@ -42,6 +44,7 @@ def audit_dataset(
 ) -> AuditResult:
     """Audit ``dataset`` (see the module docstring for which checks run on which inputs)."""
     findings: list[Finding] = lint_dataset(dataset, write_tools=write_tools)
+    findings += check_adk_traps(dataset)
     findings += check_trivial(dataset, environment_factory, seed=seed)
     if environment_factory is not None:
         findings += check_oracle(dataset, environment_factory, seed=seed)
