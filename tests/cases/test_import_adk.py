@@ -210,3 +210,25 @@ def test_unknown_match_type_names_the_config(tmp_path: Path) -> None:
     path = _write(tmp_path, [_case("a", _turn("q"))], criteria)
     with pytest.raises(InputError, match=r"test_config\.json: \$\.criteria\.tool_trajectory"):
         import_adk([path])
+
+
+def test_traps_are_kept_in_the_cases_so_an_audit_of_the_file_reports_them(
+    external: Path, tmp_path: Path
+) -> None:
+    from trailcheck.audit import check_adk_traps
+    from trailcheck.cases import dump_dataset, load_dataset
+    from trailcheck.cases.importers.adk import import_adk
+
+    imported = import_adk([external / "adk-pit-wall"])
+    path = tmp_path / "pit.yaml"
+    dump_dataset(imported.dataset, path)
+    findings = check_adk_traps(load_dataset(path))
+    messages = [(f.case_id, f.severity, f.message) for f in findings]
+    grounding = [m for m in messages if "hallucinations_v1 on a case that calls no tool" in m[2]]
+    assert {case for case, _, _ in grounding} == {
+        "pit_wall_guardrails/missing_season",
+        "pit_wall_guardrails/off_topic",
+    }
+    assert all(severity == "medium" for _, severity, _ in grounding)
+    empty = [m for m in messages if m[1] == "high"]
+    assert len(empty) == 2

@@ -17,11 +17,9 @@ arguments ignored                   medium    ``metadata.adk.tool_args``: ``igno
                                               so no argument of the golden is checked
 ==================================  ========  ==============================================
 
-Not re-detected, because the importer keeps nothing of them in the case: a rubric ADK drops for
-its type (dropped rubrics are not imported, and no trace of them is kept), a groundedness metric
-on a case without tools (``metadata.adk.criteria`` names the criteria's file, not the criteria),
-and a threshold at or under 0.5 averaged over several runs (the number of runs is not kept).
-Those stay in the import's ``traps`` lines; this check says nothing rather than guess.
+The traps that need the source to be seen (a rubric ADK drops for its type, a groundedness
+metric on a case without tools, a threshold at or under 0.5 averaged over several runs) are
+recorded by the importer in ``metadata.adk.traps`` and reported from there (medium).
 """
 
 from __future__ import annotations
@@ -69,6 +67,13 @@ def _case_traps(case: Case, adk: dict[str, Any]) -> list[Finding]:
             " so a call with any arguments passes"
         )
         findings.append(Finding(case_id=case.id, check=CHECK, severity="medium", message=message))
+    for recorded in adk.get("traps") or []:
+        # The importer's own lines (metadata.adk.traps); the empty-list trap is found above.
+        if isinstance(recorded, str) and "with no expected tool uses" not in recorded:
+            message = f"recorded at import: {recorded}"
+            findings.append(
+                Finding(case_id=case.id, check=CHECK, severity="medium", message=message)
+            )
     return findings
 
 

@@ -117,7 +117,7 @@ def import_adk(
             if case.id in seen:
                 raise source.fail("$.eval_cases", f"case {case.id!r} also in {seen[case.id]}")
             seen[case.id] = path
-        cases += file_cases
+        cases += [_with_traps(case, source) for case in file_cases]
     dataset_name = re.sub(r"[@\s]+", "_", names[0] if len(names) == 1 else "+".join(names))
     dataset = Dataset(
         name=dataset_name,
@@ -125,6 +125,16 @@ def import_adk(
         cases=cases,
     )
     return AdkImport(dataset, unmapped, traps)
+
+
+def _with_traps(case: Case, source: AdkSource) -> Case:
+    eval_id = case.metadata["adk"]["eval_id"]  # type: ignore[index,call-overload]
+    found = [*source.traps_by_case.get("*", []), *source.traps_by_case.get(case.id, [])]
+    found += [] if eval_id == case.id else source.traps_by_case.get(str(eval_id), [])
+    if not found:
+        return case
+    adk = {**case.metadata["adk"], "traps": found}  # type: ignore[dict-item]
+    return case.model_copy(update={"metadata": {**case.metadata, "adk": adk}})
 
 
 def _read_evalset(source: AdkSource) -> tuple[str, str | None, list[Case]]:

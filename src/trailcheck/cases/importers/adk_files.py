@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,9 @@ class AdkSource:
     num_runs: int
     unmapped: list[str]
     traps: list[str]
+    # The traps by case id ("*": every case of the file), kept in each case's metadata too, so
+    # an audit of the dataset file finds them without the source.
+    traps_by_case: dict[str, list[str]] = field(default_factory=dict)
 
     def fail(self, where: str, message: str) -> InputError:
         return InputError(f"{self.path}: {where}: {message}")
@@ -32,6 +35,7 @@ class AdkSource:
 
     def trap(self, case: str, what: str) -> None:
         self.traps.append(f"{self.path}: {case}: {what}")
+        self.traps_by_case.setdefault(case, []).append(what)
 
 
 def evalset_files(paths: Sequence[Path]) -> list[Path]:
