@@ -16,11 +16,10 @@ with no sentence is unscorable, never a vacuous pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailcheck.judge.pinning import describe_model, judge_version
+from trailcheck.judge.pinning import PinnedModelJudge
 from trailcheck.judge.render import (
     Section,
     declarations_section,
@@ -94,27 +93,17 @@ class Groundedness:
         return len(self.supported) / len(self.sentences)
 
 
-class GroundednessJudge:
+class GroundednessJudge(PinnedModelJudge):
     """A :class:`~trailcheck.judge.Judge` of the answer's support by the evidence."""
 
     def __init__(self, model: ChatModel, *, retries: int = 1) -> None:
-        self._model = model
-        self._retries = retries
-        self._description: dict[str, Any] = {
-            "kind": "groundedness",
-            "model": describe_model(model),
-            "template": dict(GROUNDEDNESS_TEMPLATE),
-            "schema": SentenceJudgments.model_json_schema(),
-            "retries": retries,
-        }
-        self._version = judge_version(self._description)
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    def describe(self) -> dict[str, Any]:
-        return {**self._description, "version": self._version}
+        super().__init__(
+            model,
+            kind="groundedness",
+            retries=retries,
+            template=dict(GROUNDEDNESS_TEMPLATE),
+            schema=SentenceJudgments.model_json_schema(),
+        )
 
     def messages(self, item: JudgeItem, sentences: list[str]) -> list[Message]:
         numbered = "\n".join(f"[{n}] {s}" for n, s in enumerate(sentences, start=1))
@@ -166,11 +155,10 @@ class GroundednessJudge:
     def _unscorable(
         self, item: JudgeItem, reason: str, raw: str | None = None, attempts: int = 0
     ) -> Judging:
-        return Judging(
+        return Judging.unscorable(
             item_id=item.item_id,
             criterion=item.criterion,
             judge_version=self._version,
-            status="unscorable",
             raw=raw,
             reason=reason,
             attempts=attempts,

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailcheck.judge.pinning import describe_model, judge_version
+from trailcheck.judge.pinning import PinnedModelJudge
 from trailcheck.judge.render import (
     Section,
     declarations_section,
@@ -114,26 +114,11 @@ class OrderCheck:
         return forward != swapped
 
 
-class PairwiseJudge:
+class PairwiseJudge(PinnedModelJudge):
     """Compares two answers for the item's criterion; see the module."""
 
     def __init__(self, model: ChatModel, *, retries: int = 1) -> None:
-        self._model = model
-        self._retries = retries
-        self._description: dict[str, Any] = {
-            "kind": "pairwise",
-            "model": describe_model(model),
-            "template": dict(PAIRWISE_TEMPLATE),
-            "retries": retries,
-        }
-        self._version = judge_version(self._description)
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    def describe(self) -> dict[str, Any]:
-        return {**self._description, "version": self._version}
+        super().__init__(model, kind="pairwise", retries=retries, template=dict(PAIRWISE_TEMPLATE))
 
     def messages(self, item: JudgeItem, answer_a: str, answer_b: str) -> list[Message]:
         rendered = render_sections(

@@ -18,7 +18,7 @@ import orjson
 
 from trailcheck.models.chat import ChatModel
 
-__all__ = ["describe_model", "judge_version", "short_hash"]
+__all__ = ["PinnedModelJudge", "describe_model", "judge_version", "short_hash"]
 
 _OPERATIONAL_SETTINGS = frozenset({"timeout", "max_retries"})
 
@@ -52,3 +52,27 @@ def judge_version(description: Mapping[str, Any]) -> str:
         }
         pinned["model"] = {**model, "settings": settings}
     return short_hash(pinned)
+
+
+class PinnedModelJudge:
+    """What every model judge shares: its model, its retries, and a description pinned once
+    into its version (``kind``, the model, ``retries`` and the judge's ``pinned`` content,
+    such as its template)."""
+
+    def __init__(self, model: ChatModel, *, kind: str, retries: int, **pinned: Any) -> None:
+        self._model = model
+        self._retries = retries
+        self._description: dict[str, Any] = {
+            "kind": kind,
+            "model": describe_model(model),
+            **pinned,
+            "retries": retries,
+        }
+        self._version = judge_version(self._description)
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def describe(self) -> dict[str, Any]:
+        return {**self._description, "version": self._version}

@@ -12,9 +12,7 @@ there is nothing to compare with, and a missing input is never a pass.
 
 from __future__ import annotations
 
-from typing import Any
-
-from trailcheck.judge.pinning import describe_model, judge_version
+from trailcheck.judge.pinning import PinnedModelJudge
 from trailcheck.judge.render import Section, answer_section, input_section, render_sections
 from trailcheck.judge.structured import ask_verdict
 from trailcheck.judge.untrusted import untrusted_notice
@@ -42,26 +40,13 @@ REFERENCE_TEMPLATE = {
 }
 
 
-class ReferenceJudge:
+class ReferenceJudge(PinnedModelJudge):
     """A :class:`~trailcheck.judge.Judge` of the answer against the reference; see the module."""
 
     def __init__(self, model: ChatModel, *, retries: int = 1) -> None:
-        self._model = model
-        self._retries = retries
-        self._description: dict[str, Any] = {
-            "kind": "reference",
-            "model": describe_model(model),
-            "template": dict(REFERENCE_TEMPLATE),
-            "retries": retries,
-        }
-        self._version = judge_version(self._description)
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    def describe(self) -> dict[str, Any]:
-        return {**self._description, "version": self._version}
+        super().__init__(
+            model, kind="reference", retries=retries, template=dict(REFERENCE_TEMPLATE)
+        )
 
     def messages(self, item: JudgeItem, reference: str) -> list[Message]:
         rendered = render_sections(
@@ -85,11 +70,10 @@ class ReferenceJudge:
                 if item.case is None
                 else f"case {item.case.id!r} has no reference_response"
             )
-            return Judging(
+            return Judging.unscorable(
                 item_id=item.item_id,
                 criterion=item.criterion,
                 judge_version=self._version,
-                status="unscorable",
                 reason=f"no reference answer to compare with: {where}",
                 attempts=0,
             )

@@ -55,11 +55,10 @@ class ReplayJudge:
         """The recorded verdict for ``(item_id, criterion)``, or an unscorable judging."""
         record = self._verdicts.get((item_id, criterion))
         if record is None:
-            return Judging(
+            return Judging.unscorable(
                 item_id=item_id,
                 criterion=criterion,
                 judge_version=self._version,
-                status="unscorable",
                 reason=f"no recorded verdict for item {item_id!r}, criterion {criterion!r}"
                 f" in {self._path}",
                 attempts=0,

@@ -12,10 +12,8 @@ be rebuilt exactly; the version of a judge hashes its kind, model, settings and 
 
 from __future__ import annotations
 
-from typing import Any
-
 from trailcheck.errors import UsageError
-from trailcheck.judge.pinning import describe_model, judge_version
+from trailcheck.judge.pinning import PinnedModelJudge
 from trailcheck.judge.render import render_evidence
 from trailcheck.judge.structured import ask_verdict
 from trailcheck.judge.untrusted import untrusted_notice
@@ -43,31 +41,21 @@ RUBRIC_TEMPLATES: dict[str, dict[str, str]] = {
 }
 
 
-class RubricJudge:
+class RubricJudge(PinnedModelJudge):
     """A :class:`~trailcheck.judge.Judge` of the item's criterion; see the module."""
 
     def __init__(self, model: ChatModel, *, template_version: str = "1", retries: int = 1):
         if template_version not in RUBRIC_TEMPLATES:
             known = ", ".join(sorted(RUBRIC_TEMPLATES))
             raise UsageError(f"no rubric template {template_version!r} (known: {known})")
-        self._model = model
-        self._retries = retries
         self._template = RUBRIC_TEMPLATES[template_version]
-        self._description: dict[str, Any] = {
-            "kind": "rubric",
-            "model": describe_model(model),
-            "template_version": template_version,
-            "template": dict(self._template),
-            "retries": retries,
-        }
-        self._version = judge_version(self._description)
-
-    @property
-    def version(self) -> str:
-        return self._version
-
-    def describe(self) -> dict[str, Any]:
-        return {**self._description, "version": self._version}
+        super().__init__(
+            model,
+            kind="rubric",
+            retries=retries,
+            template_version=template_version,
+            template=dict(self._template),
+        )
 
     def messages(self, item: JudgeItem) -> list[Message]:
         """The prompt for ``item``, exactly as the model receives it."""
@@ -78,11 +66,10 @@ class RubricJudge:
 
     async def judge(self, item: JudgeItem) -> Judging:
         if not item.criterion.strip():
-            return Judging(
+            return Judging.unscorable(
                 item_id=item.item_id,
                 criterion=item.criterion,
                 judge_version=self._version,
-                status="unscorable",
                 reason="no criterion to judge: the rubric is empty",
                 attempts=0,
             )

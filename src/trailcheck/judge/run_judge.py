@@ -52,11 +52,10 @@ def load_items(paths: Sequence[Path], format_name: str | None = None) -> dict[st
 
 
 def _unscorable(judge: Judge, label: HumanLabel, reason: str) -> Judging:
-    return Judging(
+    return Judging.unscorable(
         item_id=label.item_id,
         criterion=label.criterion,
         judge_version=judge.version,
-        status="unscorable",
         reason=reason,
         attempts=0,
     )

@@ -95,11 +95,10 @@ async def ask_verdict(
         model, messages, Verdict, schema=verdict_json_schema(), retries=retries
     )
     if asked.value is None:
-        return Judging(
+        return Judging.unscorable(
             item_id=item_id,
             criterion=criterion,
             judge_version=judge_version,
-            status="unscorable",
             raw=asked.raw,
             reason=asked.reason,
             attempts=asked.attempts,

@@ -72,6 +72,28 @@ class Judging(BaseModel):
     reason: str = ""
     attempts: int = 1
 
+    @classmethod
+    def unscorable(
+        cls,
+        *,
+        item_id: str,
+        criterion: str,
+        judge_version: str,
+        reason: str,
+        raw: str | None = None,
+        attempts: int = 1,
+    ) -> Judging:
+        """A judging without a verdict, saying why (and keeping the raw answer, if any)."""
+        return cls(
+            item_id=item_id,
+            criterion=criterion,
+            judge_version=judge_version,
+            status="unscorable",
+            raw=raw,
+            reason=reason,
+            attempts=attempts,
+        )
+
     @property
     def passed(self) -> bool | None:
         """The verdict's ``passed``, or None when unscorable."""

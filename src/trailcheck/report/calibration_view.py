@@ -16,7 +16,7 @@ from trailcheck.intervals import Rate
 from trailcheck.judge.calibration import CalibrationReport
 from trailcheck.judge.comparison import CandidateComparison
 from trailcheck.judge.figures import AgreementFigures
-from trailcheck.report.stats_view import UNDEFINED, format_bounds, format_number
+from trailcheck.report.formatting import UNDEFINED, format_bounds, format_number, format_signed
 
 __all__ = ["calibration_json", "render_calibration"]
 
@@ -72,10 +72,6 @@ def _confusion_table(figures: AgreementFigures) -> Table:
     return table
 
 
-def _signed(value: float | None) -> str:
-    return UNDEFINED if value is None else f"{value:+.3f}"
-
-
 def _candidate(report: CalibrationReport, candidate: CandidateComparison) -> list[RenderableType]:
     table = _figures_table(
         {
@@ -86,8 +82,10 @@ def _candidate(report: CalibrationReport, candidate: CandidateComparison) -> lis
     )
     diff = candidate.differences
     differences = (
-        f"differences: agreement {_signed(diff.agreement)}, kappa {_signed(diff.cohen_kappa)},"
-        f" false-pass {_signed(diff.false_pass_rate)}, false-fail {_signed(diff.false_fail_rate)},"
+        f"differences: agreement {format_signed(diff.agreement)},"
+        f" kappa {format_signed(diff.cohen_kappa)},"
+        f" false-pass {format_signed(diff.false_pass_rate)},"
+        f" false-fail {format_signed(diff.false_fail_rate)},"
         f" unscorable {diff.n_unscorable:+d}"
     )
     return [table, Text(differences), Text(candidate.agreement_test.statement)]

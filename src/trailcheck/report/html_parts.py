@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import orjson
 
-from trailcheck.intervals import Interval
+from trailcheck.report.formatting import format_bounds, format_number
 from trailcheck.report.html_markup import Html, el, join
 from trailcheck.report.outcomes import GLYPHS, MEANINGS, pass_rate_text, reason_lines, run_identity
 from trailcheck.report.tool_stats import tool_stats
@@ -18,18 +18,6 @@ from trailcheck.run.compare import Comparison
 from trailcheck.run.results import RunReport
 from trailcheck.run.stats import OutcomeSummary
 from trailcheck.run.status import TRIAL_STATUSES
-
-UNDEFINED = "undefined"
-
-
-def number(value: float | None) -> str:
-    return UNDEFINED if value is None else f"{value:.3f}"
-
-
-def bounds(interval: Interval) -> str:
-    if interval.low is None or interval.high is None:
-        return UNDEFINED
-    return f"[{interval.low:.3f}, {interval.high:.3f}]"
 
 
 def _milliseconds(value: float | None) -> str:
@@ -101,17 +89,18 @@ def summary(report: RunReport) -> Html:
         el(
             "p",
             "pass@1 ",
-            el("strong", number(s.pass_at_1), data_testid="pass-at-1"),
+            el("strong", format_number(s.pass_at_1), data_testid="pass-at-1"),
             " ",
-            el("span", bounds(s.pass_at_1_interval), data_testid="pass-at-1-interval"),
+            el("span", format_bounds(s.pass_at_1_interval), data_testid="pass-at-1-interval"),
             f" ({s.pass_at_1_interval.label()})",
         ),
         el(
             "p",
-            f"trial pass rate {rate.count}/{rate.total} = {number(rate.value)}"
-            f" {bounds(rate.interval)} ({rate.interval.label()}; trials taken as independent,"
-            f" not pass@1's interval) · infra error rate {infra.count}/{infra.total} ="
-            f" {number(infra.value)} {bounds(infra.interval)} ({infra.interval.label()})",
+            f"trial pass rate {rate.count}/{rate.total} = {format_number(rate.value)}"
+            f" {format_bounds(rate.interval)} ({rate.interval.label()};"
+            " trials taken as independent, not pass@1's interval) · infra error rate"
+            f" {infra.count}/{infra.total} = {format_number(infra.value)}"
+            f" {format_bounds(infra.interval)} ({infra.interval.label()})",
             class_="meta",
         ),
         id="summary",
@@ -134,10 +123,10 @@ def pass_table(s: OutcomeSummary) -> Html:
             el(
                 "tr",
                 el("td", k),
-                el("td", number(s.pass_hat_k.get(k)), data_testid=f"pass-hat-k-{k}"),
-                el("td", bounds(hat_i), data_testid=f"pass-hat-k-{k}-interval"),
-                el("td", number(s.pass_at_k.get(k)), data_testid=f"pass-at-k-{k}"),
-                el("td", bounds(at_i), data_testid=f"pass-at-k-{k}-interval"),
+                el("td", format_number(s.pass_hat_k.get(k)), data_testid=f"pass-hat-k-{k}"),
+                el("td", format_bounds(hat_i), data_testid=f"pass-hat-k-{k}-interval"),
+                el("td", format_number(s.pass_at_k.get(k)), data_testid=f"pass-at-k-{k}"),
+                el("td", format_bounds(at_i), data_testid=f"pass-at-k-{k}-interval"),
                 el("td", f"{s.tasks_defined.get(k, 0)}/{s.tasks}"),
                 el("td", hat_i.label(), class_="meta"),
             )
@@ -239,8 +228,8 @@ def comparison_section(comparison: Comparison) -> Html:
         el(
             "tr",
             el("td", d.task_id),
-            el("td", number(d.baseline)),
-            el("td", number(d.candidate)),
+            el("td", format_number(d.baseline)),
+            el("td", format_number(d.candidate)),
             el("td", f"{d.delta:+.3f}", class_="up" if d.delta > 0 else "down"),
         )
         for d in changed
@@ -265,8 +254,9 @@ def comparison_section(comparison: Comparison) -> Html:
         el(
             "p",
             f"{comparison.paired_tasks} paired tasks, {len(changed)} changed; pass@1"
-            f" {number(comparison.baseline_pass_at_1)} → {number(comparison.candidate_pass_at_1)};"
-            f" mean delta {bounds(comparison.interval)} ({comparison.interval.label()})",
+            f" {format_number(comparison.baseline_pass_at_1)} →"
+            f" {format_number(comparison.candidate_pass_at_1)};"
+            f" mean delta {format_bounds(comparison.interval)} ({comparison.interval.label()})",
         ),
         el(
             "p",

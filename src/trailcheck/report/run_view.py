@@ -14,7 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from trailcheck.intervals import Interval
+from trailcheck.report.formatting import format_bounds, format_number, format_signed
 from trailcheck.report.outcomes import (
     GLYPHS,
     MEANINGS,
@@ -29,7 +29,6 @@ from trailcheck.run.results import RunReport
 from trailcheck.run.stats import OutcomeSummary
 from trailcheck.run.status import TRIAL_STATUSES
 
-UNDEFINED = "undefined"
 _STATUS_STYLE = {
     "passed": "green",
     "failed": "red",
@@ -38,20 +37,6 @@ _STATUS_STYLE = {
     "unscorable": "magenta",
     "infra_error": "bold yellow",
 }
-
-
-def _number(value: float | None) -> str:
-    return UNDEFINED if value is None else f"{value:.3f}"
-
-
-def _signed(value: float | None) -> str:
-    return UNDEFINED if value is None else f"{value:+.3f}"
-
-
-def _bounds(interval: Interval) -> str:
-    if interval.low is None or interval.high is None:
-        return UNDEFINED
-    return f"[{interval.low:.3f}, {interval.high:.3f}]"
 
 
 def partial_warning(report: RunReport) -> RenderableType | None:
@@ -103,10 +88,10 @@ def pass_table(summary: OutcomeSummary) -> Table:
     for k in range(1, summary.k + 1):
         table.add_row(
             str(k),
-            _number(summary.pass_hat_k.get(k)),
-            _bounds(summary.pass_hat_k_interval[k]),
-            _number(summary.pass_at_k.get(k)),
-            _bounds(summary.pass_at_k_interval[k]),
+            format_number(summary.pass_hat_k.get(k)),
+            format_bounds(summary.pass_hat_k_interval[k]),
+            format_number(summary.pass_at_k.get(k)),
+            format_bounds(summary.pass_at_k_interval[k]),
             f"{summary.tasks_defined.get(k, 0)}/{summary.tasks} with >= {k} scored",
         )
     methods = {interval.label() for interval in summary.pass_hat_k_interval.values()}
@@ -119,13 +104,13 @@ def _rates(summary: OutcomeSummary) -> Text:
     rate = summary.trial_pass_rate
     infra = summary.infra_error_rate
     return Text(
-        f"pass@1 {_number(summary.pass_at_1)} {_bounds(summary.pass_at_1_interval)}"
+        f"pass@1 {format_number(summary.pass_at_1)} {format_bounds(summary.pass_at_1_interval)}"
         f" ({summary.pass_at_1_interval.label()})\n"
-        f"trial pass rate {rate.count}/{rate.total} = {_number(rate.value)}"
-        f" {_bounds(rate.interval)} ({rate.interval.label()}; trials taken as independent,"
+        f"trial pass rate {rate.count}/{rate.total} = {format_number(rate.value)}"
+        f" {format_bounds(rate.interval)} ({rate.interval.label()}; trials taken as independent,"
         " not pass@1's interval)\n"
-        f"infra error rate {infra.count}/{infra.total} = {_number(infra.value)}"
-        f" {_bounds(infra.interval)} ({infra.interval.label()})"
+        f"infra error rate {infra.count}/{infra.total} = {format_number(infra.value)}"
+        f" {format_bounds(infra.interval)} ({infra.interval.label()})"
     )
 
 
@@ -193,12 +178,13 @@ def render_comparison(comparison: Comparison) -> RenderableType:
     interval = comparison.interval
     lines = [
         f"{comparison.paired_tasks} paired tasks, {len(changed)} changed, {unchanged} unchanged;"
-        f" pass@1 {_number(comparison.baseline_pass_at_1)} -> "
-        f"{_number(comparison.candidate_pass_at_1)}",
+        f" pass@1 {format_number(comparison.baseline_pass_at_1)} -> "
+        f"{format_number(comparison.candidate_pass_at_1)}",
         f"McNemar ({test.method}; {test.definition}): {test.regressed} regressed,"
         f" {test.improved} improved, {test.both_passed} both passed, {test.both_failed} both"
         f" failed; p = {test.p_value:.4g}",
-        f"mean delta {_signed(comparison.mean_delta)} {_bounds(interval)} ({interval.label()})",
+        f"mean delta {format_signed(comparison.mean_delta)} {format_bounds(interval)}"
+        f" ({interval.label()})",
     ]
     for name, tasks in (
         ("only in the baseline", comparison.only_in_baseline),

@@ -12,23 +12,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from trailcheck.intervals import Interval, Rate
+from trailcheck.intervals import Rate
+from trailcheck.report.formatting import format_bounds, format_number
 from trailcheck.run.stats import OutcomeSummary
 from trailcheck.run.status import TRIAL_STATUSES
-
-UNDEFINED = "undefined"
-
-
-def format_number(value: float | None) -> str:
-    """A figure as reports show it: three decimals, or ``undefined``."""
-    return UNDEFINED if value is None else f"{value:.3f}"
-
-
-def format_bounds(interval: Interval) -> str:
-    """An interval's bounds, ``[0.231, 0.692]``, or ``undefined``."""
-    if interval.low is None or interval.high is None:
-        return UNDEFINED
-    return f"[{interval.low:.3f}, {interval.high:.3f}]"
 
 
 def _counts_line(summary: OutcomeSummary) -> str:

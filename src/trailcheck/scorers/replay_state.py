@@ -33,8 +33,8 @@ from typing import Any, ClassVar
 from trailcheck.cases import Case, ExactComparator, ExpectedInvocation, ScorerSpec
 from trailcheck.environment import Environment, ToolError
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import Score, ratio
-from trailcheck.scorers.state import compare_state
+from trailcheck.scorers.score import Score
+from trailcheck.scorers.state import compare_state, comparison_score
 from trailcheck.specs.references import resolve_reference
 from trailcheck.trace import Trace
 
@@ -79,16 +79,12 @@ class ReplayStateScorer:
         result = compare_state(
             expected, trace.state_after, int_equals_float=self.int_equals_float, complete=True
         )
-        value = result.matched / result.total
-        details = list(result.differences) or ["state_after equals the replayed state"]
-        return Score(
-            scorer=self.name,
-            value=value,
-            passed=value >= self.threshold,
-            threshold=self.threshold,
-            reason="; ".join(
-                [f"replay_state {ratio(result.matched, result.total)}", *notes, *details]
-            ),
+        return comparison_score(
+            self.name,
+            result,
+            self.threshold,
+            notes=notes,
+            when_equal="state_after equals the replayed state",
         )
 
 

@@ -224,12 +224,27 @@ class StateScorer:
                 ),
             )
         result = compare_state(expected, trace.state_after, int_equals_float=self.int_equals_float)
-        value = result.matched / result.total
-        details = list(result.differences) or ["every expected value present"]
-        return Score(
-            scorer=self.name,
-            value=value,
-            passed=value >= self.threshold,
-            threshold=self.threshold,
-            reason="; ".join([f"state {ratio(result.matched, result.total)}", *details]),
+        return comparison_score(
+            self.name, result, self.threshold, when_equal="every expected value present"
         )
+
+
+def comparison_score(
+    scorer: str,
+    result: StateComparison,
+    threshold: float,
+    *,
+    notes: Sequence[str] = (),
+    when_equal: str,
+) -> Score:
+    """The Score of a state comparison: matched leaves over expected ones, each difference
+    (or ``when_equal``) in the reason after ``notes``."""
+    value = result.matched / result.total
+    details = list(result.differences) or [when_equal]
+    return Score(
+        scorer=scorer,
+        value=value,
+        passed=value >= threshold,
+        threshold=threshold,
+        reason="; ".join([f"{scorer} {ratio(result.matched, result.total)}", *notes, *details]),
+    )
