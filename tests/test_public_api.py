@@ -24,10 +24,12 @@ def test_top_level_exports() -> None:
 
 def test_trace_exports() -> None:
     assert sorted(trailcheck.trace.__all__) == [
+        "Finding",
         "Message",
         "MessageToolCall",
         "ModelInvocation",
         "Role",
+        "Severity",
         "Span",
         "SpanEvent",
         "SpanKind",

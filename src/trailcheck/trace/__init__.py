@@ -1,6 +1,7 @@
 """The trace model: what an agent did, whatever produced the record."""
 
 from trailcheck.trace.canonical import canonical_json
+from trailcheck.trace.finding import Finding, Severity
 from trailcheck.trace.messages import Message, MessageToolCall, Role
 from trailcheck.trace.span import (
     ModelInvocation,
@@ -17,10 +18,12 @@ from trailcheck.trace.tree import SpanTree
 from trailcheck.trace.usage import summed_usage
 
 __all__ = [
+    "Finding",
     "Message",
     "MessageToolCall",
     "ModelInvocation",
     "Role",
+    "Severity",
     "Span",
     "SpanEvent",
     "SpanKind",
