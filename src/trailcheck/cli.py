@@ -23,8 +23,25 @@ from trailcheck.commands.audit import audit_command
 from trailcheck.commands.dataset import dataset_app
 from trailcheck.commands.demo import demo_command
 from trailcheck.commands.judge import judge_app
+from trailcheck.commands.loop import (
+    clusters_command,
+    detect_command,
+    promote_command,
+    review_command,
+)
 from trailcheck.commands.report import report_command
+from trailcheck.commands.route import route_app
 from trailcheck.commands.run import run_command
+from trailcheck.commands.serve import serve_command
+from trailcheck.commands.store_commands import (
+    DbOption,
+    ingest_command,
+    label_command,
+    note_command,
+    notes_command,
+    show_stored_trace,
+    traces_list_command,
+)
 from trailcheck.errors import InputError, TrailcheckError, UsageError
 from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
@@ -170,14 +187,28 @@ def import_command(
 
 @traces_app.command("show")
 def traces_show(
-    source: Annotated[Path, typer.Argument(help="A trace file, in any format trailcheck reads.")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="A trace file, in any format trailcheck reads, or the id of a stored trace."
+        ),
+    ],
     trace_id: Annotated[
-        str | None, typer.Option("--id", help="The trace to show (default: the first).")
+        str | None, typer.Option("--id", help="The trace of the file to show (default: the first).")
     ] = None,
     format_name: FormatOption = None,
     full: Annotated[bool, typer.Option("--full", help="Show long values in full.")] = False,
+    db: DbOption = None,
 ) -> None:
-    """Show one trace: its span tree with timings, tool calls, errors and final output."""
+    """Show one trace: its span tree with timings, tool calls, errors and final output.
+
+    TARGET is a file (then --id picks its trace), else the id of a trace in the store, shown
+    with its findings and notes.
+    """
+    source = Path(target)
+    if trace_id is None and format_name is None and not source.exists():
+        show_stored_trace(target, db, full=full)
+        return
     summary = ImportSummary()
     for trace in iter_import([source], format_name=format_name, summary=summary):
         if trace_id is None or trace.trace_id == trace_id:
@@ -350,6 +381,17 @@ app.command("report")(report_command)
 app.command("demo")(demo_command)
 app.command("audit")(audit_command)
 app.add_typer(dataset_app, name="dataset")
+app.command("ingest")(ingest_command)
+traces_app.command("list")(traces_list_command)
+app.command("note")(note_command)
+app.command("notes")(notes_command)
+app.command("label")(label_command)
+app.command("detect")(detect_command)
+app.command("clusters")(clusters_command)
+app.command("promote")(promote_command)
+app.command("review")(review_command)
+app.command("serve")(serve_command)
+app.add_typer(route_app, name="route")
 
 
 def run_cli(argv: list[str] | None = None) -> int:

@@ -4,8 +4,10 @@
 
     TrailcheckError               base: anything trailcheck reports to a person
     ├── UsageError                the command line or an API was used wrongly        (exit 2)
+    │   └── store.UnknownTraceError   no stored trace has that id
     ├── InputError                input that cannot be read or is not valid         (exit 2)
-    │   └── RecordError           one record of an input is bad; names where it is
+    │   ├── RecordError           one record of an input is bad; names where it is
+    │   └── loop.RuleFileError    a detection rule file is bad; names file, line, field
     └── InfraError                a model or network service failed after its retries
 
 Exit codes of the CLI: 0 success; 1 the data was processed but something failed (a record

@@ -1,0 +1,35 @@
+"""The OTLP/HTTP ingest endpoint: spans from any OpenTelemetry exporter into the store, held as
+pending until their trace is complete, then assembled into Traces."""
+
+from trailcheck.serve.app import (
+    DEFAULT_IDLE_TIMEOUT_S,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_SWEEP_INTERVAL_S,
+    create_app,
+)
+from trailcheck.serve.intake import Accepted, Intake, pending_span
+from trailcheck.serve.pending import PendingSpanStore
+from trailcheck.serve.security import TOKEN_ENV, check_bind, is_loopback
+from trailcheck.serve.server import ingest_server, serve_forever
+from trailcheck.serve.span_codec import decode_span, encode_span
+from trailcheck.serve.sweep import SweepResult, sweep_pending
+
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT_S",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_SWEEP_INTERVAL_S",
+    "TOKEN_ENV",
+    "Accepted",
+    "Intake",
+    "PendingSpanStore",
+    "SweepResult",
+    "check_bind",
+    "create_app",
+    "decode_span",
+    "encode_span",
+    "ingest_server",
+    "is_loopback",
+    "pending_span",
+    "serve_forever",
+    "sweep_pending",
+]

@@ -1,0 +1,144 @@
+"""The OTLP/HTTP ingest endpoint: ``POST /v1/traces`` into the store, so any OpenTelemetry
+exporter sends agent spans straight to trailcheck.
+
+A request is checked in this order, each refusal storing nothing: the bearer token (401), the
+Content-Type and Content-Encoding (415), the declared and the received size (413), gunzip
+within the same limit (413; 400 when it is not gzip), and the decoded spans (400 naming the
+span and field); a store that fails is a 503, which exporters retry. Accepted spans are written
+as pending rows, and the 200 is sent only after the store returned. At startup the app sweeps
+once, completing what an earlier process accepted, and then every ``sweep_interval_s`` seconds
+in the background (see :mod:`trailcheck.serve.sweep`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Final
+
+from fastapi import FastAPI, Request, Response
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
+from trailcheck.errors import RecordError
+from trailcheck.serve.body import (
+    BodyEncoding,
+    body_encoding,
+    check_declared_length,
+    gunzip_capped,
+    is_gzip,
+    read_capped,
+)
+from trailcheck.serve.export import decode_export
+from trailcheck.serve.intake import Accepted, Intake
+from trailcheck.serve.pending import PendingSpanStore
+from trailcheck.serve.refusal import BAD_REQUEST, SERVICE_UNAVAILABLE, RequestRefused
+from trailcheck.serve.responses import export_response, refusal_response
+from trailcheck.serve.security import check_bearer
+
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT_S",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_SWEEP_INTERVAL_S",
+    "create_app",
+]
+
+DEFAULT_MAX_BODY_BYTES: Final = 16 * 1024 * 1024
+# An agent may think for minutes between spans; a trace whose root has ended completes at once.
+DEFAULT_IDLE_TIMEOUT_S: Final = 300.0
+DEFAULT_SWEEP_INTERVAL_S: Final = 1.0
+_NS_PER_S: Final = 1_000_000_000
+
+logger = logging.getLogger(__name__)
+
+
+def create_app(
+    store: PendingSpanStore,
+    *,
+    token: str | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
+    sweep_interval_s: float | None = DEFAULT_SWEEP_INTERVAL_S,
+    clock: Callable[[], int] = time.time_ns,
+) -> FastAPI:
+    """The ingest app over ``store``. ``clock`` gives nanoseconds since the epoch (received
+    times and the idle timeout); ``sweep_interval_s=None`` leaves sweeping after startup to the
+    caller (``app.state.intake.sweep()``)."""
+    if max_body_bytes < 1:
+        raise ValueError(f"max_body_bytes must be at least 1, got {max_body_bytes}")
+    if idle_timeout_s < 0:
+        raise ValueError(f"idle_timeout_s must not be negative, got {idle_timeout_s}")
+    intake = Intake(store, idle_timeout_ns=round(idle_timeout_s * _NS_PER_S), clock=clock)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(intake.sweep)
+        sweeper = None
+        if sweep_interval_s is not None:
+            sweeper = asyncio.create_task(_sweep_forever(intake, sweep_interval_s))
+        try:
+            yield
+        finally:
+            if sweeper is not None:
+                sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeper
+
+    app = FastAPI(title="trailcheck OTLP/HTTP ingest", lifespan=lifespan)
+    app.state.intake = intake
+
+    @app.post("/v1/traces")
+    async def export_traces(request: Request) -> Response:
+        try:
+            check_bearer(request.headers.get("authorization"), token)
+            encoding = body_encoding(request.headers.get("content-type"))
+            gzipped = is_gzip(request.headers.get("content-encoding"))
+            check_declared_length(request.headers.get("content-length"), max_body_bytes)
+            body = await read_capped(request.stream(), max_body_bytes)
+            accepted = await run_in_threadpool(
+                _accept, intake, body, encoding, gzipped, max_body_bytes
+            )
+        except RequestRefused as refusal:
+            return refusal_response(refusal)
+        return export_response(encoding, accepted)
+
+    return app
+
+
+def _accept(
+    intake: Intake, body: bytes, encoding: BodyEncoding, gzipped: bool, max_body_bytes: int
+) -> Accepted:
+    """Gunzip, decode and store, off the event loop (each may take a while on a big body).
+
+    A database or disk error that stops the store from committing (the server down, a lock held
+    past the busy timeout, the disk full) is a 503, which OTLP exporters retry, rather than a
+    500, which they drop. Other exceptions are bugs, and propagate as a 500."""
+    if gzipped:
+        body = gunzip_capped(body, max_body_bytes)
+    spans = decode_export(body, encoding)
+    try:
+        return intake.accept(spans)
+    except RecordError as error:  # a span with no JSON form: the sender's data, not the store
+        raise RequestRefused(BAD_REQUEST, f"{error}; nothing was stored") from None
+    except (SQLAlchemyError, OSError) as error:
+        logger.exception("storing %d received span(s) failed", len(spans))
+        raise RequestRefused(
+            SERVICE_UNAVAILABLE,
+            f"the store could not take the spans ({type(error).__name__}); nothing was"
+            " stored: retry later",
+        ) from error
+
+
+async def _sweep_forever(intake: Intake, interval_s: float) -> None:
+    """Sweep every ``interval_s`` seconds. A failing sweep (the database unreachable a while,
+    or a bug) is logged with its traceback and tried again: the pending rows stay, so nothing
+    is lost meanwhile, and the failure is not silent, as a dead background task would be."""
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await run_in_threadpool(intake.sweep)
+        except Exception:
+            logger.exception("sweeping pending spans failed; trying again in %ss", interval_s)

@@ -1,0 +1,117 @@
+"""The body of an OTLP/HTTP request, read within a size limit, before and after gunzip.
+
+The limit applies three times: to the declared ``Content-Length`` (refused before any byte is
+read), to the bytes actually received (a sender may declare nothing, or lie), and to the bytes
+that gzip decompression yields. Decompression streams with a cap on its output, so a small
+"gzip bomb" that would expand to gigabytes is refused after ``max_bytes + 1`` bytes of output,
+never held in memory whole. Concatenated gzip members (RFC 1952 allows them) are all read.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import AsyncIterable
+from typing import Final, Literal
+
+from trailcheck.serve.refusal import (
+    BAD_REQUEST,
+    PAYLOAD_TOO_LARGE,
+    UNSUPPORTED_MEDIA_TYPE,
+    RequestRefused,
+)
+
+__all__ = [
+    "BodyEncoding",
+    "body_encoding",
+    "check_declared_length",
+    "gunzip_capped",
+    "is_gzip",
+    "read_capped",
+]
+
+BodyEncoding = Literal["protobuf", "json"]
+
+_MEDIA_TYPES: Final[dict[str, BodyEncoding]] = {
+    "application/x-protobuf": "protobuf",
+    "application/json": "json",
+}
+_GZIP_WINDOW: Final = 16 + zlib.MAX_WBITS  # zlib's flag for a gzip header and trailer
+_IDENTITY: Final = frozenset({"", "identity"})
+
+
+def body_encoding(content_type: str | None) -> BodyEncoding:
+    """Protobuf or JSON from the Content-Type (parameters such as charset are ignored)."""
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    if media_type in _MEDIA_TYPES:
+        return _MEDIA_TYPES[media_type]
+    supported = " or ".join(_MEDIA_TYPES)
+    raise RequestRefused(
+        UNSUPPORTED_MEDIA_TYPE,
+        f"unsupported Content-Type {content_type or '(none)'!r}: OTLP/HTTP posts {supported}",
+    )
+
+
+def is_gzip(content_encoding: str | None) -> bool:
+    """True for ``gzip``; False for none or ``identity``; any other coding is refused."""
+    coding = (content_encoding or "").strip().lower()
+    if coding == "gzip":
+        return True
+    if coding in _IDENTITY:
+        return False
+    raise RequestRefused(
+        UNSUPPORTED_MEDIA_TYPE,
+        f"unsupported Content-Encoding {content_encoding!r}: only gzip (or none) is accepted",
+    )
+
+
+def _too_large(what: str, max_bytes: int, size: int | None = None) -> RequestRefused:
+    measured = "over the limit" if size is None else f"{size} bytes, over the limit"
+    return RequestRefused(PAYLOAD_TOO_LARGE, f"{what} is {measured} of {max_bytes} bytes")
+
+
+def check_declared_length(content_length: str | None, max_bytes: int) -> None:
+    """Refuse a declared Content-Length over the limit before reading the body."""
+    if content_length is None:
+        return
+    try:
+        declared = int(content_length)
+    except ValueError:
+        raise RequestRefused(
+            BAD_REQUEST, f"Content-Length {content_length!r} is not a number"
+        ) from None
+    if declared > max_bytes:
+        raise _too_large("the declared Content-Length", max_bytes, declared)
+
+
+async def read_capped(chunks: AsyncIterable[bytes], max_bytes: int) -> bytes:
+    """All the chunks, refused with 413 as soon as they pass ``max_bytes``."""
+    received = bytearray()
+    async for chunk in chunks:
+        received += chunk
+        if len(received) > max_bytes:
+            raise _too_large("the body", max_bytes)
+    return bytes(received)
+
+
+def gunzip_capped(data: bytes, max_bytes: int) -> bytes:
+    """The decompressed bytes of a gzip body, refused with 413 past ``max_bytes`` of output and
+    with 400 when the body is not (whole) gzip."""
+    output = bytearray()
+    remaining = data
+    while True:
+        inflater = zlib.decompressobj(_GZIP_WINDOW)
+        pending = remaining
+        while not inflater.eof:
+            try:
+                chunk = inflater.decompress(pending, max_bytes + 1 - len(output))
+            except zlib.error as error:
+                raise RequestRefused(BAD_REQUEST, f"the gzip body is not valid: {error}") from None
+            output += chunk
+            if len(output) > max_bytes:
+                raise _too_large("the body after gunzip", max_bytes)
+            pending = inflater.unconsumed_tail
+            if not chunk and not pending:
+                raise RequestRefused(BAD_REQUEST, "the gzip body is truncated before its end")
+        remaining = inflater.unused_data
+        if not remaining:
+            return bytes(output)

@@ -1,0 +1,43 @@
+"""The seam between the ingest endpoint and the store: spans wait as *pending* rows until their
+trace is complete, then are assembled into one Trace and completed.
+
+A span (:class:`trailcheck.store.PendingSpan`: its ids, payload, whether it is a root that has
+ended, and when it was received) is written to the store before the endpoint answers 200, so
+what was accepted survives a restart; the sweep (:mod:`trailcheck.serve.sweep`) later turns the
+pending spans of a ready trace into a stored Trace, or records why the trace was rejected.
+``PendingSpanStore`` lists exactly what the endpoint and the sweep call;
+``trailcheck.store.Store`` implements it, and tests use an in-memory fake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from trailcheck.store import PendingSpan
+from trailcheck.trace import Trace
+
+__all__ = ["PendingSpanStore"]
+
+
+class PendingSpanStore(Protocol):
+    """What the endpoint and the sweep need from a store."""
+
+    def add_pending(self, spans: Sequence[PendingSpan]) -> None:
+        """Store the spans in one transaction, durable when this returns; a repeated
+        ``(trace_id, span_id)`` is ignored."""
+
+    def ready_pending(self, now_ns: int, idle_timeout_ns: int) -> list[str]:
+        """The trace ids with a ``root_ended`` span, or whose newest span arrived more than
+        ``idle_timeout_ns`` before ``now_ns``."""
+
+    def pending_payloads(self, trace_id: str) -> list[bytes]:
+        """The payloads of the trace's pending spans."""
+
+    def complete_pending(self, trace_id: str, trace: Trace | None, rejection: str | None) -> None:
+        """In one transaction: store ``trace`` (or record ``rejection``, why it was not
+        stored) and delete the trace's pending spans."""
+
+    def get_trace(self, trace_id: str) -> Trace | None:
+        """The stored trace with this id: None, or ``trailcheck.store.UnknownTraceError``
+        (what ``Store`` raises), when there is none."""

@@ -1,0 +1,48 @@
+"""Why a request to the endpoint was not accepted: an HTTP status and a reason for the sender.
+
+Raised by the parts of request handling (body limits, content types, decoding, the token) and
+answered by the app as an OTLP-style error body, ``{"code": ..., "message": reason}`` (the JSON
+form of ``google.rpc.Status``), with nothing stored.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "BAD_REQUEST",
+    "PAYLOAD_TOO_LARGE",
+    "SERVICE_UNAVAILABLE",
+    "UNAUTHORIZED",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "RequestRefused",
+]
+
+BAD_REQUEST: Final = 400
+UNAUTHORIZED: Final = 401
+PAYLOAD_TOO_LARGE: Final = 413
+UNSUPPORTED_MEDIA_TYPE: Final = 415
+# The store could not take the spans: one of the codes OTLP exporters retry.
+SERVICE_UNAVAILABLE: Final = 503
+
+# The google.rpc.Code each refusal stands for, as OTLP's Status body carries it.
+_RPC_CODES: Final = {
+    BAD_REQUEST: 3,  # INVALID_ARGUMENT
+    UNAUTHORIZED: 16,  # UNAUTHENTICATED
+    PAYLOAD_TOO_LARGE: 8,  # RESOURCE_EXHAUSTED
+    UNSUPPORTED_MEDIA_TYPE: 3,  # INVALID_ARGUMENT
+    SERVICE_UNAVAILABLE: 14,  # UNAVAILABLE
+}
+
+
+class RequestRefused(Exception):  # noqa: N818 (a refusal is an outcome, not an error of ours)
+    """The request is refused with ``status``; ``message`` says why, for the sender."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+    def status_body(self) -> dict[str, object]:
+        """The OTLP error body: google.rpc.Status as JSON."""
+        return {"code": _RPC_CODES.get(self.status, 2), "message": self.message}

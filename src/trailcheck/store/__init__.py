@@ -1,0 +1,34 @@
+"""The trace store: traces, findings, notes, clusters, dataset versions and the OTLP endpoint's
+pending spans, in SQLite (the default) or PostgreSQL, with the same schema and behaviour.
+
+Open it with :meth:`Store.open` (a URL, else ``$TRAILCHECK_DB``, else
+``.trailcheck/trailcheck.db``); see ``docs/store.md``.
+"""
+
+from trailcheck.store.backends import DB_ENV, DEFAULT_DB_PATH, resolve_db_url
+from trailcheck.store.clusters import ClusterRecord
+from trailcheck.store.ingest import IngestConflict, IngestSummary
+from trailcheck.store.migrations import MIGRATIONS, Migration
+from trailcheck.store.observations import Note, UnknownTraceError
+from trailcheck.store.pending import PendingSpan, RejectedTrace
+from trailcheck.store.reading import TraceSummary
+from trailcheck.store.rows import canonical_content
+from trailcheck.store.store import Store
+
+__all__ = [
+    "DB_ENV",
+    "DEFAULT_DB_PATH",
+    "MIGRATIONS",
+    "ClusterRecord",
+    "IngestConflict",
+    "IngestSummary",
+    "Migration",
+    "Note",
+    "PendingSpan",
+    "RejectedTrace",
+    "Store",
+    "TraceSummary",
+    "UnknownTraceError",
+    "canonical_content",
+    "resolve_db_url",
+]

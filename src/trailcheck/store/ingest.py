@@ -1,0 +1,151 @@
+"""Ingest: traces stored whole or not at all; identical ones are no-ops, conflicting ones refused.
+
+Traces are written in batches, each batch one transaction holding one ``traces`` row and the
+``spans`` rows of every trace it stores, so a trace is never stored in part. Before writing,
+each trace's id is looked up:
+
+- not stored: stored;
+- stored with the same content hash (:mod:`trailcheck.store.rows`): a no-op, counted
+  ``unchanged``;
+- stored with another hash: **refused**, counted in ``conflicts`` with a message naming the
+  trace id; the stored trace is left as it was. A store never holds two revisions of a trace.
+
+The same id twice in one input is treated the same way against its first occurrence. When
+another writer stores one of a batch's ids between the look-up and the write, the batch's
+transaction fails on the unique key and is rolled back whole; its traces are then ingested one
+per transaction, each looked up again, so the race ends as a no-op or a conflict, never as a
+lost or half-stored trace.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+
+from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from trailcheck.store import schema
+from trailcheck.store.rows import TraceRows, trace_rows
+from trailcheck.trace import Trace
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "IngestConflict",
+    "IngestSummary",
+    "ingest_rows",
+    "ingest_traces",
+]
+
+DEFAULT_BATCH_SIZE = 500
+
+
+@dataclass(frozen=True)
+class IngestConflict:
+    """Trace ``trace_id`` was offered with content other than the stored one, and refused."""
+
+    trace_id: str
+    stored_hash: str
+    offered_hash: str
+
+    @property
+    def message(self) -> str:
+        return (
+            f"trace {self.trace_id!r}: refused: another trace with this id is already stored"
+            f" (content hash {self.stored_hash[:12]} stored, {self.offered_hash[:12]} offered);"
+            " the stored trace is unchanged"
+        )
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class IngestSummary:
+    """What an ingest did: every trace offered is ``stored``, ``unchanged`` or a conflict."""
+
+    stored: int = 0
+    unchanged: int = 0
+    conflicts: list[IngestConflict] = field(default_factory=list)
+
+    @property
+    def conflicted(self) -> int:
+        return len(self.conflicts)
+
+    @property
+    def offered(self) -> int:
+        return self.stored + self.unchanged + self.conflicted
+
+    @property
+    def ok(self) -> bool:
+        return not self.conflicts
+
+    def add(self, other: IngestSummary) -> None:
+        self.stored += other.stored
+        self.unchanged += other.unchanged
+        self.conflicts.extend(other.conflicts)
+
+
+def _stored_hashes(connection: Connection, trace_ids: Sequence[str]) -> dict[str, str]:
+    table = schema.traces
+    query = select(table.c.trace_id, table.c.content_hash).where(table.c.trace_id.in_(trace_ids))
+    return {trace_id: digest for trace_id, digest in connection.execute(query)}
+
+
+def ingest_rows(connection: Connection, batch: Sequence[TraceRows]) -> IngestSummary:
+    """Store the traces of ``batch`` that are new, in the caller's transaction; what happened.
+
+    Raises ``IntegrityError`` when another writer stored one of the ids meanwhile (the caller
+    rolls back)."""
+    summary = IngestSummary()
+    known = _stored_hashes(connection, list({rows.trace_id for rows in batch}))
+    new: list[TraceRows] = []
+    for rows in batch:
+        stored_hash = known.get(rows.trace_id)
+        if stored_hash is None:
+            known[rows.trace_id] = rows.content_hash
+            new.append(rows)
+        elif stored_hash == rows.content_hash:
+            summary.unchanged += 1
+        else:
+            summary.conflicts.append(IngestConflict(rows.trace_id, stored_hash, rows.content_hash))
+    if new:
+        connection.execute(insert(schema.traces), [rows.trace for rows in new])
+        span_rows = [span for rows in new for span in rows.spans]
+        if span_rows:
+            connection.execute(insert(schema.spans), span_rows)
+    summary.stored = len(new)
+    return summary
+
+
+def _ingest_batch(engine: Engine, batch: Sequence[TraceRows]) -> IngestSummary:
+    try:
+        with engine.begin() as connection:
+            return ingest_rows(connection, batch)
+    except IntegrityError:
+        if len(batch) == 1:
+            # A concurrent writer again, between this trace's own look-up and write.
+            with engine.begin() as connection:
+                return ingest_rows(connection, batch)
+    summary = IngestSummary()
+    for rows in batch:
+        summary.add(_ingest_batch(engine, [rows]))
+    return summary
+
+
+def ingest_traces(
+    engine: Engine,
+    traces: Iterable[Trace],
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    clock: Callable[[], int] = time.time_ns,
+) -> IngestSummary:
+    """Ingest ``traces`` (see the module docstring), ``batch_size`` per transaction."""
+    summary = IngestSummary()
+    iterator = iter(traces)
+    while batch := list(islice(iterator, batch_size)):
+        now = clock()
+        summary.add(_ingest_batch(engine, [trace_rows(trace, now) for trace in batch]))
+    return summary

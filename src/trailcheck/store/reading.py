@@ -1,0 +1,169 @@
+"""Reading traces back: streamed in pages, one trace by id, or summary rows for listing.
+
+Streaming pages on ``seq`` (ingestion order): each page is one short query for the next
+``batch_size`` rows after the last one read (keyset pagination), so memory holds one page
+whatever the number of traces, no transaction stays open while the caller works on a trace, and
+the same code streams on SQLite and PostgreSQL. Traces ingested while a stream runs are read
+when they come after its position.
+
+Filters (all optional, combined with *and*): ``label``, the trace has a finding with that label
+(from any source); ``tool``, the trace called that tool; ``since``, the trace started at or after
+that time (a trace without spans counts from when it was ingested). A naive ``datetime`` is UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import ColumnElement, Connection, Engine, Select, and_, exists, func, select, true
+
+from trailcheck.store import schema
+from trailcheck.store.backends import read_only
+from trailcheck.trace import Trace
+
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "TraceFilter",
+    "TraceSummary",
+    "iter_stored_traces",
+    "list_trace_summaries",
+    "read_trace",
+    "to_ns",
+]
+
+DEFAULT_PAGE_SIZE = 200
+_MAX_NS = 2**63 - 1
+_MIN_NS = -(2**63)
+
+
+def to_ns(moment: datetime) -> int:
+    """Nanoseconds since the epoch; a naive ``datetime`` is taken as UTC. Clamped to the
+    64-bit range the columns hold (years 1677 to 2262), which keeps comparisons right."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    delta = aware - datetime(1970, 1, 1, tzinfo=UTC)
+    ns = (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+    return max(_MIN_NS, min(_MAX_NS, ns))
+
+
+@dataclass(frozen=True)
+class TraceFilter:
+    """Which traces to read; ``None`` does not filter."""
+
+    label: str | None = None
+    since: datetime | None = None
+    tool: str | None = None
+
+    def condition(self) -> ColumnElement[bool]:
+        traces = schema.traces
+        conditions: list[ColumnElement[bool]] = []
+        if self.label is not None:
+            findings = schema.findings
+            conditions.append(
+                exists().where(
+                    findings.c.trace_id == traces.c.trace_id, findings.c.label == self.label
+                )
+            )
+        if self.tool is not None:
+            spans = schema.spans
+            conditions.append(
+                exists().where(
+                    spans.c.trace_id == traces.c.trace_id, spans.c.tool_name == self.tool
+                )
+            )
+        if self.since is not None:
+            started = func.coalesce(traces.c.started_ns, traces.c.ingested_ns)
+            conditions.append(started >= to_ns(self.since))
+        return and_(true(), *conditions)
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """One line of ``trailcheck traces list``."""
+
+    trace_id: str
+    started_ns: int | None
+    ended_ns: int | None
+    span_count: int
+    tool_names: tuple[str, ...]
+    input_text: str | None
+    final_output: str | None
+    labels: tuple[str, ...]
+    ingested_ns: int
+
+
+def iter_stored_traces(
+    engine: Engine, where: TraceFilter, *, batch_size: int = DEFAULT_PAGE_SIZE
+) -> Iterator[Trace]:
+    """The traces matching ``where``, in ingestion order, ``batch_size`` rows per query."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    traces = schema.traces
+    condition = where.condition()
+    position: int | None = None
+    while True:
+        query = select(traces.c.seq, traces.c.content).where(condition)
+        if position is not None:
+            query = query.where(traces.c.seq > position)
+        with read_only(engine) as connection:
+            page = connection.execute(query.order_by(traces.c.seq).limit(batch_size)).all()
+        for seq, content in page:
+            position = seq
+            yield Trace.model_validate_json(content)
+        if len(page) < batch_size:
+            return
+
+
+def read_trace(connection: Connection, trace_id: str) -> Trace | None:
+    """The stored trace ``trace_id``, or None."""
+    traces = schema.traces
+    query = select(traces.c.content).where(traces.c.trace_id == trace_id)
+    content = connection.execute(query).scalar_one_or_none()
+    return None if content is None else Trace.model_validate_json(content)
+
+
+def _summary_query(where: TraceFilter, limit: int | None) -> Select[tuple[object, ...]]:
+    traces = schema.traces
+    query = select(
+        traces.c.trace_id,
+        traces.c.started_ns,
+        traces.c.ended_ns,
+        traces.c.span_count,
+        traces.c.tool_names,
+        traces.c.input_text,
+        traces.c.final_output,
+        traces.c.ingested_ns,
+    ).where(where.condition())
+    query = query.order_by(traces.c.seq)
+    return query if limit is None else query.limit(limit)
+
+
+def list_trace_summaries(
+    connection: Connection, where: TraceFilter, *, limit: int | None = None
+) -> list[TraceSummary]:
+    """Summary rows of the traces matching ``where``, in ingestion order, with their labels."""
+    rows = connection.execute(_summary_query(where, limit)).all()
+    ids = [row.trace_id for row in rows]
+    labels: dict[str, set[str]] = {}
+    findings = schema.findings
+    for start in range(0, len(ids), 500):
+        query = select(findings.c.trace_id, findings.c.label).where(
+            findings.c.trace_id.in_(ids[start : start + 500])
+        )
+        for trace_id, label in connection.execute(query):
+            labels.setdefault(trace_id, set()).add(label)
+    return [
+        TraceSummary(
+            trace_id=row.trace_id,
+            started_ns=row.started_ns,
+            ended_ns=row.ended_ns,
+            span_count=row.span_count,
+            tool_names=tuple(row.tool_names.split()),
+            input_text=row.input_text,
+            final_output=row.final_output,
+            labels=tuple(sorted(labels.get(row.trace_id, ()))),
+            ingested_ns=row.ingested_ns,
+        )
+        for row in rows
+    ]

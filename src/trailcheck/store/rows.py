@@ -1,0 +1,104 @@
+"""A trace as the rows the store keeps: its canonical content, its hash, and the derived columns
+that listing and filtering read.
+
+The canonical content is the trace's JSON with default-valued fields left out (as trailcheck
+JSONL writes it) and object keys sorted, so two equal traces have the same bytes whatever the
+order their attributes arrived in; its SHA-256 is the content hash that tells an identical
+re-ingest (a no-op) from a conflicting one (refused). Numbers compare by their JSON text:
+``25`` and ``25.0`` are different content.
+
+PostgreSQL text cannot hold NUL; the canonical content escapes it (``\\u0000``), and the
+derived text columns replace it with U+FFFD on both backends, so both store the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from trailcheck.trace import Trace
+
+__all__ = ["TraceRows", "canonical_content", "input_text", "trace_rows"]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRows:
+    """The ``traces`` row of one trace and its ``spans`` rows."""
+
+    trace_id: str
+    content_hash: str
+    trace: dict[str, Any]
+    spans: list[dict[str, Any]]
+
+
+def canonical_content(trace: Trace) -> bytes:
+    """The trace's canonical JSON (see the module docstring)."""
+    document = trace.model_dump(mode="json", exclude_defaults=True)
+    return orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+
+
+def _clean(text: str) -> str:
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+def input_text(trace: Trace) -> str | None:
+    """What the user asked: the input text, or the text of the user messages of the input."""
+    if trace.input is None:
+        return None
+    if isinstance(trace.input, str):
+        return _clean(trace.input)
+    return _clean("\n".join(m.text for m in trace.input if m.role == "user" and m.text))
+
+
+def _final_output(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _clean(value)
+    return _clean(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode())
+
+
+def trace_rows(trace: Trace, ingested_ns: int) -> TraceRows:
+    """The rows of ``trace``, ingested at ``ingested_ns``."""
+    content = canonical_content(trace)
+    digest = hashlib.sha256(content).hexdigest()
+    span_rows: list[dict[str, Any]] = []
+    tools: list[str] = []
+    started: int | None = None
+    ended: int | None = None
+    for span in trace.spans:
+        tool_name = span.tool.name if span.tool is not None else None
+        if tool_name is not None and tool_name not in tools:
+            tools.append(tool_name)
+        started = span.start_ns if started is None else min(started, span.start_ns)
+        if span.end_ns is not None:
+            ended = span.end_ns if ended is None else max(ended, span.end_ns)
+        span_rows.append(
+            {
+                "trace_id": trace.trace_id,
+                "span_id": span.span_id,
+                "parent_id": span.parent_id,
+                "name": _clean(span.name),
+                "kind": span.kind,
+                "tool_name": tool_name,
+                "start_ns": span.start_ns,
+                "end_ns": span.end_ns,
+                "status": span.status.code,
+            }
+        )
+    row = {
+        "trace_id": trace.trace_id,
+        "content_hash": digest,
+        "content": content.decode(),
+        "input_text": input_text(trace),
+        "final_output": _final_output(trace.final_output),
+        "started_ns": started,
+        "ended_ns": ended,
+        "tool_names": f" {' '.join(tools)} " if tools else " ",
+        "span_count": len(span_rows),
+        "ingested_ns": ingested_ns,
+    }
+    return TraceRows(trace.trace_id, digest, row, span_rows)

@@ -1,0 +1,230 @@
+"""The store's tables, as SQLAlchemy Core: one definition for SQLite and PostgreSQL.
+
+Every time is an integer of nanoseconds since the epoch (``*_ns``), so both backends compare and
+sort times alike and no time zone is ever guessed. JSON is kept as text (canonical JSON where it
+is compared), never as a backend's JSON type, for the same reason. A trace's ``content`` is the
+source of truth; the other columns of ``traces`` and the ``spans`` rows are derived from it for
+listing and filtering.
+
+The tables are created by the migrations (:mod:`trailcheck.store.migrations`), never by
+``metadata.create_all``: a database records which of them it has.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+__all__ = [
+    "cases",
+    "cluster_members",
+    "clusters",
+    "dataset_versions",
+    "findings",
+    "judge_labels",
+    "metadata",
+    "migrations_table",
+    "notes",
+    "pending_spans",
+    "rejected_traces",
+    "runs",
+    "spans",
+    "traces",
+    "trials",
+]
+
+metadata = MetaData()
+
+# An auto-incrementing surrogate key: SQLite only auto-increments INTEGER PRIMARY KEY.
+Serial = BigInteger().with_variant(Integer(), "sqlite")
+
+migrations_table = Table(
+    "_migrations",
+    metadata,
+    Column("name", String(120), primary_key=True),
+    Column("applied_ns", BigInteger, nullable=False),
+)
+
+traces = Table(
+    "traces",
+    metadata,
+    # seq: ingestion order, and the key that streaming pages on.
+    Column("seq", Serial, primary_key=True, autoincrement=True),
+    Column("trace_id", String(), nullable=False, unique=True),
+    Column("content_hash", String(), nullable=False),
+    Column("content", Text, nullable=False),
+    Column("input_text", Text),
+    Column("final_output", Text),
+    Column("started_ns", BigInteger),
+    Column("ended_ns", BigInteger),
+    # Space-separated, with a space at either end: " lookup_order issue_refund ".
+    Column("tool_names", Text, nullable=False),
+    Column("span_count", Integer, nullable=False),
+    Column("ingested_ns", BigInteger, nullable=False),
+)
+Index("ix_traces_started", traces.c.started_ns)
+
+spans = Table(
+    "spans",
+    metadata,
+    Column(
+        "trace_id",
+        String(),
+        ForeignKey("traces.trace_id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("span_id", String(), primary_key=True),
+    Column("parent_id", String()),
+    Column("name", Text, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("tool_name", String()),
+    Column("start_ns", BigInteger, nullable=False),
+    Column("end_ns", BigInteger),
+    Column("status", String(8), nullable=False),
+)
+Index("ix_spans_tool", spans.c.tool_name, spans.c.trace_id)
+
+findings = Table(
+    "findings",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column(
+        "trace_id",
+        String(),
+        ForeignKey("traces.trace_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("label", String(120), nullable=False),
+    Column("severity", String(16), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("evidence", Text, nullable=False),
+    Column("source", String(), nullable=False),
+    Column("created_ns", BigInteger, nullable=False),
+    UniqueConstraint("trace_id", "label", "source", name="uq_findings_trace_label_source"),
+)
+Index("ix_findings_label", findings.c.label, findings.c.trace_id)
+
+notes = Table(
+    "notes",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column(
+        "trace_id",
+        String(),
+        ForeignKey("traces.trace_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("text", Text, nullable=False),
+    Column("author", String(), nullable=False),
+    Column("created_ns", BigInteger, nullable=False),
+)
+Index("ix_notes_trace", notes.c.trace_id)
+
+clusters = Table(
+    "clusters",
+    metadata,
+    Column("cluster_id", String(), primary_key=True),
+    Column("label", String(120), nullable=False),
+    Column("signature", Text, nullable=False),
+    Column("representative_trace_id", String(), nullable=False),
+    Column("first_seen_ns", BigInteger, nullable=False),
+    Column("last_seen_ns", BigInteger, nullable=False),
+    Column("case_id", String()),
+    Column("approved_ns", BigInteger),
+)
+Index("ix_clusters_label", clusters.c.label)
+
+cluster_members = Table(
+    "cluster_members",
+    metadata,
+    Column(
+        "cluster_id",
+        String(),
+        ForeignKey("clusters.cluster_id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("trace_id", String(), primary_key=True),
+)
+
+dataset_versions = Table(
+    "dataset_versions",
+    metadata,
+    Column("dataset", String(), primary_key=True),
+    Column("version", String(), primary_key=True),
+    Column("created_ns", BigInteger, nullable=False),
+)
+
+cases = Table(
+    "cases",
+    metadata,
+    Column("dataset", String(), primary_key=True),
+    Column("version", String(), primary_key=True),
+    Column("case_id", String(), primary_key=True),
+    Column("content", Text, nullable=False),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("run_id", String(), primary_key=True),
+    Column("dataset", String()),
+    Column("dataset_version", String()),
+    Column("report", Text, nullable=False),
+    Column("created_ns", BigInteger, nullable=False),
+)
+
+trials = Table(
+    "trials",
+    metadata,
+    Column("run_id", String(), ForeignKey("runs.run_id", ondelete="CASCADE"), primary_key=True),
+    Column("case_id", String(), primary_key=True),
+    Column("attempt", Integer, primary_key=True),
+    Column("trace_id", String()),
+    Column("status", String(16), nullable=False),
+    Column("trial", Text, nullable=False),
+)
+
+judge_labels = Table(
+    "judge_labels",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("trace_id", String(), nullable=False),
+    Column("case_id", String()),
+    Column("passed", Boolean, nullable=False),
+    Column("labeller", String(), nullable=False),
+    Column("reason", Text),
+    Column("created_ns", BigInteger, nullable=False),
+)
+
+pending_spans = Table(
+    "pending_spans",
+    metadata,
+    Column("trace_id", String(), primary_key=True),
+    Column("span_id", String(), primary_key=True),
+    Column("payload", LargeBinary, nullable=False),
+    Column("root_ended", Boolean, nullable=False),
+    Column("received_ns", BigInteger, nullable=False),
+)
+
+rejected_traces = Table(
+    "rejected_traces",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("trace_id", String(), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("span_count", Integer, nullable=False),
+    Column("rejected_ns", BigInteger, nullable=False),
+)
+Index("ix_rejected_trace", rejected_traces.c.trace_id)

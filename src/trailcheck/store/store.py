@@ -1,0 +1,221 @@
+"""The Store: one object over one database, for the CLI and the server to open and close.
+
+>>> with Store.open("sqlite://") as store:
+...     summary = store.ingest([Trace(trace_id="t1", input="hello")])
+...     (summary.stored, store.get_trace("t1").input)
+(1, 'hello')
+
+Opening applies the missing migrations. Every method is its own transaction (or, for
+:meth:`Store.ingest`, one per batch of traces; see :mod:`trailcheck.store.ingest`), so a method
+that raises has changed nothing. What the methods do lives in the modules named in their
+docstrings; the Store only holds the engine and opens the transactions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy import Engine
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from trailcheck.cases import Case, Dataset
+from trailcheck.errors import InputError
+from trailcheck.store import clusters, datasets, observations, pending, reading
+from trailcheck.store.backends import (
+    DB_ENV,
+    create_store_engine,
+    describe_url,
+    read_only,
+    resolve_db_url,
+)
+from trailcheck.store.clusters import ClusterRecord
+from trailcheck.store.ingest import DEFAULT_BATCH_SIZE, IngestSummary, ingest_traces
+from trailcheck.store.migrations import migrate
+from trailcheck.store.observations import Note, UnknownTraceError
+from trailcheck.store.pending import PendingSpan
+from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceFilter, TraceSummary
+from trailcheck.trace import Finding, Severity, Trace
+
+__all__ = ["Store"]
+
+
+class Store:
+    """Traces, findings, notes, clusters, dataset versions and pending spans in one database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.migrations_applied = migrate(engine)
+
+    @classmethod
+    def open(cls, url: str | URL | None = None, *, must_exist: bool = False) -> Self:
+        """Open the store at ``url`` (else ``$TRAILCHECK_DB``, else the default SQLite file).
+
+        With ``must_exist`` a SQLite file that is not there is an error rather than a new,
+        empty store (for commands that only read)."""
+        resolved = url if isinstance(url, URL) else resolve_db_url(url)
+        database = resolved.database or ":memory:"
+        sqlite_file = resolved.get_backend_name() == "sqlite" and database != ":memory:"
+        if must_exist and sqlite_file and not Path(database).is_file():
+            raise InputError(
+                f"no store at {database}: ingest traces first (trailcheck ingest), or name"
+                f" the store with --db or ${DB_ENV}"
+            )
+        engine = create_store_engine(resolved)
+        try:
+            return cls(engine)
+        except OperationalError as error:
+            engine.dispose()
+            reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+            raise InputError(f"store {describe_url(resolved)}: cannot open: {reason}") from None
+
+    @property
+    def url(self) -> str:
+        """The database URL, without its password."""
+        return describe_url(self.engine.url)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # Traces (trailcheck.store.ingest, trailcheck.store.reading)
+
+    def ingest(
+        self, traces: Iterable[Trace], *, batch_size: int = DEFAULT_BATCH_SIZE
+    ) -> IngestSummary:
+        """Store new traces whole; identical ones are no-ops, conflicting ones refused."""
+        return ingest_traces(self.engine, traces, batch_size=batch_size)
+
+    def iter_traces(
+        self,
+        label: str | None = None,
+        since: datetime | None = None,
+        tool: str | None = None,
+        *,
+        batch_size: int = DEFAULT_PAGE_SIZE,
+    ) -> Iterator[Trace]:
+        """Stream the matching traces in ingestion order, one page of rows at a time."""
+        where = TraceFilter(label=label, since=since, tool=tool)
+        return reading.iter_stored_traces(self.engine, where, batch_size=batch_size)
+
+    def get_trace(self, trace_id: str) -> Trace:
+        """The stored trace ``trace_id``; UnknownTraceError when there is none."""
+        with read_only(self.engine) as connection:
+            trace = reading.read_trace(connection, trace_id)
+        if trace is None:
+            raise UnknownTraceError([trace_id])
+        return trace
+
+    def list_traces(
+        self,
+        label: str | None = None,
+        since: datetime | None = None,
+        tool: str | None = None,
+        *,
+        limit: int | None = None,
+    ) -> list[TraceSummary]:
+        """Summary rows of the matching traces, in ingestion order."""
+        where = TraceFilter(label=label, since=since, tool=tool)
+        with read_only(self.engine) as connection:
+            return reading.list_trace_summaries(connection, where, limit=limit)
+
+    # Findings and notes (trailcheck.store.observations)
+
+    def add_findings(self, findings: Iterable[Finding]) -> int:
+        """Add or refresh findings (keyed by trace, label and source); how many were new."""
+        with self.engine.begin() as connection:
+            return observations.write_findings(connection, findings)
+
+    def findings(self, label: str | None = None, trace_id: str | None = None) -> list[Finding]:
+        with read_only(self.engine) as connection:
+            return observations.read_findings(connection, label=label, trace_id=trace_id)
+
+    def label(
+        self, trace_id: str, label: str, who: str, *, severity: Severity = "medium"
+    ) -> Finding:
+        """Assign failure mode ``label`` to a trace by hand; the stored ``human:<who>`` Finding."""
+        with self.engine.begin() as connection:
+            return observations.hand_label(connection, trace_id, label, who, severity)
+
+    def add_note(self, trace_id: str, text: str, author: str) -> Note:
+        with self.engine.begin() as connection:
+            return observations.insert_note(connection, trace_id, text, author)
+
+    def notes(self, trace_id: str | None = None) -> list[Note]:
+        with read_only(self.engine) as connection:
+            return observations.read_notes(connection, trace_id)
+
+    # Clusters (trailcheck.store.clusters)
+
+    def save_clusters(self, label: str, records: Sequence[ClusterRecord]) -> None:
+        """Replace the clustering of ``label``, keeping the case links of persisting ids."""
+        with self.engine.begin() as connection:
+            clusters.replace_clusters(connection, label, records)
+
+    def clusters(self, label: str | None = None) -> list[ClusterRecord]:
+        with read_only(self.engine) as connection:
+            return clusters.read_clusters(connection, label)
+
+    def link_cluster_case(self, cluster_id: str, case_id: str, approved_ns: int) -> None:
+        with self.engine.begin() as connection:
+            clusters.link_case(connection, cluster_id, case_id, approved_ns)
+
+    # Dataset versions (trailcheck.store.datasets)
+
+    def save_dataset(self, dataset: Dataset) -> str:
+        """Record the dataset's current version and cases; the version."""
+        with self.engine.begin() as connection:
+            return datasets.write_dataset_version(connection, dataset)
+
+    def dataset_versions(self, name: str) -> list[str]:
+        with read_only(self.engine) as connection:
+            return datasets.read_dataset_versions(connection, name)
+
+    def dataset_cases(self, name: str, version: str) -> list[Case]:
+        with read_only(self.engine) as connection:
+            return datasets.read_dataset_cases(connection, name, version)
+
+    # Pending spans of the OTLP endpoint (trailcheck.store.pending)
+
+    def add_pending(self, spans: Sequence[PendingSpan]) -> None:
+        """Hold spans, durably once this returns; a repeated (trace id, span id) is ignored."""
+        with self.engine.begin() as connection:
+            pending.add_pending_spans(connection, spans)
+
+    def ready_pending(self, now_ns: int, idle_timeout_ns: int) -> list[str]:
+        with read_only(self.engine) as connection:
+            return pending.ready_pending(connection, now_ns, idle_timeout_ns)
+
+    def pending_payloads(self, trace_id: str) -> list[bytes]:
+        with read_only(self.engine) as connection:
+            return pending.pending_payloads(connection, trace_id)
+
+    def complete_pending(self, trace_id: str, trace: Trace | None, rejection: str | None) -> None:
+        """Ingest the assembled trace (or record why it could not be) and drop its spans."""
+        for attempt in range(2):
+            try:
+                with self.engine.begin() as connection:
+                    pending.finish_pending(connection, trace_id, trace, rejection)
+                return
+            except IntegrityError:
+                # Another writer stored this trace id meanwhile: look it up again, once.
+                if attempt:
+                    raise
+
+    def rejected_traces(self) -> list[pending.RejectedTrace]:
+        with read_only(self.engine) as connection:
+            return pending.read_rejected(connection)

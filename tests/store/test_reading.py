@@ -1,0 +1,118 @@
+"""Reading: streamed in pages, filtered by label, tool and start time; one trace by id."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from tests.store.builders import lookup_trace, refund_trace
+from trailcheck.store import Store, UnknownTraceError
+from trailcheck.testing import TraceBuilder
+from trailcheck.trace import Finding, Span, Trace
+
+# TraceBuilder's spans start at 1_700_000_000 s (2023-11-14T22:13:20Z).
+BUILDER_START = datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
+
+
+def _finding(trace_id: str, label: str) -> Finding:
+    return Finding(trace_id=trace_id, label=label, severity="high", reason="r", source="rule:test")
+
+
+def _shifted(trace: Trace, seconds: int) -> Trace:
+    spans = [
+        span.model_copy(
+            update={
+                "start_ns": span.start_ns + seconds * 10**9,
+                "end_ns": None if span.end_ns is None else span.end_ns + seconds * 10**9,
+            }
+        )
+        for span in trace.spans
+    ]
+    return Trace.model_validate({**trace.model_dump(), "spans": [s.model_dump() for s in spans]})
+
+
+def test_iter_traces_filters_by_label_tool_and_since(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        store.ingest([refund_trace("r1"), lookup_trace("l1"), _shifted(refund_trace("r2"), 3600)])
+        store.add_findings([_finding("r1", "no_final_answer"), _finding("l1", "tool_call_loop")])
+
+        def ids(**filters: Any) -> list[str]:
+            return [trace.trace_id for trace in store.iter_traces(**filters)]
+
+        assert ids() == ["r1", "l1", "r2"]
+        assert ids(tool="issue_refund") == ["r1", "r2"]
+        assert ids(tool="lookup_order") == ["r1", "l1", "r2"]
+        assert ids(tool="nope") == []
+        assert ids(label="tool_call_loop") == ["l1"]
+        assert ids(label="no_final_answer", tool="issue_refund") == ["r1"]
+        later = datetime(2023, 11, 14, 22, 30)  # naive: UTC
+        assert ids(since=later) == ["r2"]
+        assert ids(since=BUILDER_START) == ["r1", "l1", "r2"]
+        assert [row.trace_id for row in store.list_traces(since=later)] == ["r2"]
+        assert [row.labels for row in store.list_traces()] == [
+            ("no_final_answer",),
+            ("tool_call_loop",),
+            (),
+        ]
+
+
+def test_a_trace_without_spans_counts_from_when_it_was_ingested(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        store.ingest([Trace(trace_id="bare", input="hi")])
+        assert [t.trace_id for t in store.iter_traces(since=datetime(2020, 1, 1))] == ["bare"]
+        assert list(store.iter_traces(since=datetime(2999, 1, 1))) == []
+
+
+def test_iter_traces_streams_in_pages_of_batch_size(store_url: str) -> None:
+    """Each query asks for one page: the rows held at once are at most batch_size, whatever
+    the number of traces."""
+    with Store.open(store_url) as store:
+        store.ingest([lookup_trace(f"t{i:02d}") for i in range(23)])
+        limits: list[Any] = []
+
+        def record(_conn: Any, _cursor: Any, statement: str, params: Any, *_: Any) -> None:
+            if statement.lstrip().upper().startswith("SELECT") and "content" in statement:
+                limits.append(params)
+
+        event.listen(store.engine, "before_cursor_execute", record)
+        stream = store.iter_traces(batch_size=5)
+        first = next(stream)
+        assert first.trace_id == "t00"
+        assert len(limits) == 1  # one page read so far, not the whole table
+        rest = [trace.trace_id for trace in stream]
+        event.remove(store.engine, "before_cursor_execute", record)
+        assert rest == [f"t{i:02d}" for i in range(1, 23)]
+        assert len(limits) == 5  # 5 + 5 + 5 + 5 + 3
+
+
+def test_traces_ingested_while_streaming_are_read_after_the_position(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        store.ingest([lookup_trace("a"), lookup_trace("b")])
+        seen: list[str] = []
+        for trace in store.iter_traces(batch_size=1):
+            seen.append(trace.trace_id)
+            if trace.trace_id == "a":
+                store.ingest([lookup_trace("c")])
+        assert seen == ["a", "b", "c"]
+
+
+def test_iter_traces_refuses_a_page_size_below_one(store_url: str) -> None:
+    with Store.open(store_url) as store, pytest.raises(ValueError, match="at least 1"):
+        list(store.iter_traces(batch_size=0))
+
+
+def test_get_trace_of_an_unknown_id_is_a_clear_error(store_url: str) -> None:
+    with Store.open(store_url) as store, pytest.raises(UnknownTraceError, match="'nope'"):
+        store.get_trace("nope")
+
+
+def test_spans_of_llm_only_traces_have_no_tool_name(store_url: str) -> None:
+    trace = TraceBuilder("m1", input="hi").llm("hello").output("hello").build()
+    with Store.open(store_url) as store:
+        store.ingest([trace])
+        [row] = store.list_traces()
+        assert row.tool_names == ()
+        assert isinstance(store.get_trace("m1").spans[0], Span)
