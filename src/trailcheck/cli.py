@@ -21,7 +21,7 @@ from trailcheck import __version__
 from trailcheck.cases import Case, Dataset, dataset_json_schema, load_dataset
 from trailcheck.commands.audit import audit_command
 from trailcheck.commands.dataset import dataset_app
-from trailcheck.commands.demo import demo_command
+from trailcheck.commands.demo import demo_app
 from trailcheck.commands.judge import judge_app
 from trailcheck.commands.loop import (
     clusters_command,
@@ -378,7 +378,7 @@ def schema_report() -> None:
 
 app.command("run")(run_command)
 app.command("report")(report_command)
-app.command("demo")(demo_command)
+app.add_typer(demo_app, name="demo")
 app.command("audit")(audit_command)
 app.add_typer(dataset_app, name="dataset")
 app.command("ingest")(ingest_command)

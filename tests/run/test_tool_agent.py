@@ -290,8 +290,9 @@ def test_max_steps_stops_the_turn_with_a_message_and_metadata() -> None:
     assert len(model.calls) == 3
     assert len(trace.tool_calls) == 3
     assert trace.metadata[STOPPED_METADATA_KEY] == {
-        "reason": "max_steps",
-        "max_steps": 3,
+        "reason": "model_calls",
+        "allowed": 3,
+        "used": 3,
         "turn": 1,
     }
 

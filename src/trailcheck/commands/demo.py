@@ -1,4 +1,6 @@
-"""``trailcheck demo``: the support shop, v1 against v2, written as reports one can open."""
+"""``trailcheck demo``: the support shop, from v1's traffic to candidate cases, then v1 against
+v2 on the approved suite, written as reports one can open; ``trailcheck demo claims``: the
+claims desk's security evaluation."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from trailcheck.commands.demo_traffic import render_traffic_loop, run_traffic_loop
 from trailcheck.commands.run import stderr, stdout
+from trailcheck.commands.security import security_eval_command
 from trailcheck.demo.support.showcase import DEMO_K, run_demo
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
@@ -38,16 +42,37 @@ def _overview(rows: list[tuple[str, RunReport, Path]]) -> Table:
     return table
 
 
+demo_app = typer.Typer(
+    help="The reference domains, end to end.", invoke_without_command=True, no_args_is_help=False
+)
+demo_app.command("claims")(security_eval_command)
+
+
+@demo_app.callback()
 def demo_command(
+    context: typer.Context,
     out: Annotated[Path, typer.Option(help="Folder for the reports and their HTML.")] = Path(
         ".trailcheck"
     )
     / "demo",
 ) -> None:
-    """Run the support dataset on v1 (planted bugs) and v2 (fixed), k = 4; write the reports.
+    """The support shop: v1's traffic into a store, detected, clustered and promoted to
+    candidates (a person approves them); then the approved suite on v1 (planted bugs) and v2
+    (fixed), k = 4, with the reports written. ``demo claims``: the security evaluation.
 
     Exit 0 when the demo ran (v1 failing is the point), 2 when it could not.
     """
+    if context.invoked_subcommand is not None:
+        return
+    loop = run_traffic_loop(out)
+    stdout.print(render_traffic_loop(loop))
+    stdout.print(
+        f"candidates written to {loop.candidates_file}: review them with"
+        f" 'trailcheck review {loop.candidates_file}'; the suite below is the shipped,"
+        " approved one.",
+        markup=False,
+        soft_wrap=True,
+    )
     rows: list[tuple[str, RunReport, Path]] = []
     comparisons: list[tuple[str, RunReport]] = []
 

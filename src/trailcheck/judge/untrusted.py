@@ -15,8 +15,12 @@ judged, never instructions. Two things keep the data from closing its own block:
   so writing it inside the data would need a hash fixed point; it is still deterministic, so
   the same item always gives the same prompt (prompts are reproducible and cacheable);
 - anything in the data that looks like a block delimiter (``<<untrusted``, ``<</untrusted``, of
-  any boundary, any case, with spaces) or that contains the boundary itself is **neutralised**:
-  replaced by a visible marker, so the judge sees that an attempt was made.
+  any boundary, any case, with spaces, in Unicode look-alikes or escaped) or that contains the
+  boundary itself is **neutralised**: replaced by a visible marker, so the judge sees that an
+  attempt was made. The detection is the inline guard's
+  (:func:`trailcheck.guard.untrusted.neutralise` with the tag ``untrusted``): one
+  implementation serves the judge's prompts and the agents', and that module says exactly what
+  is detected and what is left as it is.
 
 Labels are written by trailcheck (``"final answer"``, ``"tool call 2"``), never taken from the
 data: a label with other characters is refused.
@@ -28,17 +32,14 @@ import hashlib
 import re
 
 from trailcheck.errors import UsageError
+from trailcheck.guard.untrusted import FORGED_DELIMITER
+from trailcheck.guard.untrusted import neutralise as neutralise_tag
 
 __all__ = ["FORGED_DELIMITER", "delimit", "neutralise", "new_boundary", "untrusted_notice"]
 
-FORGED_DELIMITER = "[forged delimiter removed]"
-"""What a delimiter-like sequence inside the data is replaced with."""
-
 _BOUNDARY_HEX = 16
 _LABEL = re.compile(r"^[a-z0-9][a-z0-9 _-]{0,63}$")
-# "<<", optional spaces and slash, then "untrusted": an opening or closing delimiter of any
-# boundary, as the data might forge it.
-_DELIMITER_LIKE = re.compile(r"<\s*<\s*/?\s*untrusted", re.IGNORECASE)
+_TAG = "untrusted"
 
 
 def new_boundary(seed_text: str) -> str:
@@ -50,8 +51,7 @@ def new_boundary(seed_text: str) -> str:
 def neutralise(text: str, boundary: str) -> str:
     """``text`` with every delimiter-like sequence and every occurrence of ``boundary``
     replaced by :data:`FORGED_DELIMITER`."""
-    text = _DELIMITER_LIKE.sub(FORGED_DELIMITER, text)
-    return re.sub(re.escape(boundary), FORGED_DELIMITER, text, flags=re.IGNORECASE)
+    return neutralise_tag(text, _TAG, boundary=boundary)
 
 
 def delimit(label: str, text: str, boundary: str) -> str:
