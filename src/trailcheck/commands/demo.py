@@ -1,6 +1,6 @@
 """``trailcheck demo``: the support shop, from v1's traffic to candidate cases, then v1 against
 v2 on the approved suite, written as reports one can open; ``trailcheck demo claims``: the
-claims desk's security evaluation."""
+claims desk's security evaluation; ``trailcheck demo pitwall``: the Pit Wall's seed story."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
+from trailcheck.commands.demo_pitwall import pitwall_demo_command
 from trailcheck.commands.demo_traffic import render_traffic_loop, run_traffic_loop
 from trailcheck.commands.run import stderr, stdout
 from trailcheck.commands.security import security_eval_command
@@ -17,35 +17,14 @@ from trailcheck.demo.support.showcase import DEMO_K, run_demo
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
 from trailcheck.report.progress import ProgressObserver
-from trailcheck.report.run_view import render_comparison
+from trailcheck.report.run_view import render_comparison, render_overview
 from trailcheck.run.results import RunReport
-
-
-def _figure(value: float | None) -> str:
-    return "undefined" if value is None else f"{value:.3f}"
-
-
-def _overview(rows: list[tuple[str, RunReport, Path]]) -> Table:
-    table = Table(title=f"support dataset, k = {DEMO_K}", title_justify="left")
-    for column in ("run", "pass@1", f"pass^{DEMO_K}", "trials failed", "cases failing"):
-        table.add_column(column, no_wrap=True)
-    for name, report, _ in rows:
-        trials = report.summary.trials
-        failing = [c.id for c in report.cases if any(t.status != "passed" for t in c.trials)]
-        table.add_row(
-            name,
-            _figure(report.summary.pass_at_1),
-            _figure(report.summary.pass_hat_k.get(DEMO_K)),
-            f"{trials.attempted - trials.passed}/{trials.attempted}",
-            str(len(failing)),
-        )
-    return table
-
 
 demo_app = typer.Typer(
     help="The reference domains, end to end.", invoke_without_command=True, no_args_is_help=False
 )
 demo_app.command("claims")(security_eval_command)
+demo_app.command("pitwall")(pitwall_demo_command)
 
 
 @demo_app.callback()
@@ -84,7 +63,13 @@ def demo_command(
         rows.append((demo.name, result.report, written[-1]))
         if result.report.comparison is not None:
             comparisons.append((demo.name, result.report))
-    stdout.print(_overview(rows))
+    stdout.print(
+        render_overview(
+            [(name, report) for name, report, _ in rows],
+            title=f"support dataset, k = {DEMO_K}",
+            k=DEMO_K,
+        )
+    )
     for name, report in comparisons:
         assert report.comparison is not None
         stdout.print(f"{name} against v1-prompt-only:", markup=False, soft_wrap=True)

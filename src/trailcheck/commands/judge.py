@@ -1,8 +1,10 @@
 """``trailcheck judge ...``: measure a judge against human labels before a gate trusts it.
 
-A judge spec is ``replay:FILE.jsonl`` (recorded verdicts; no model, no traces) or the name of a
+A judge spec is ``replay:FILE.jsonl`` (recorded verdicts; no model, no traces), the name of a
 model judge (``rubric``, ``groundedness``, ``reference``), built on ``--model`` behind an
-OpenAI-compatible API and run on the traces of ``--traces``.
+OpenAI-compatible API and run on the traces of ``--traces``, or ``MODULE:FACTORY``, a function
+of no arguments returning a :class:`~trailcheck.judge.Judge` (a judge on a scripted model, a
+panel: whatever the code builds).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from trailcheck.judge.replay import ReplayJudge, replay_judge_from_spec
 from trailcheck.judge.run_judge import judge_labelled, load_items
 from trailcheck.models.openai_chat import OpenAIChatModel
 from trailcheck.report.calibration_view import calibration_json, render_calibration
+from trailcheck.specs.references import is_reference, resolve_reference
 
 __all__ = ["judge_app"]
 
@@ -66,8 +69,10 @@ def build_judge(spec: str, models: JudgeModels) -> Judge:
     replay = replay_judge_from_spec(spec)
     if replay is not None:
         return replay
+    if spec not in MODEL_JUDGES and is_reference(spec):
+        return _judge_from_factory(spec)
     if spec not in MODEL_JUDGES:
-        known = ", ".join(["replay:FILE.jsonl", *MODEL_JUDGES])
+        known = ", ".join(["replay:FILE.jsonl", *MODEL_JUDGES, "MODULE:FACTORY"])
         raise UsageError(f"unknown judge {spec!r}; one of: {known}")
     model = models.get(spec)
     module, name = MODEL_JUDGES[spec]
@@ -81,6 +86,19 @@ def build_judge(spec: str, models: JudgeModels) -> Judge:
         raise UsageError(f"judge {spec!r} is not available in this trailcheck")
     judge: Judge = judge_class(model)
     return judge
+
+
+def _judge_from_factory(reference: str) -> Judge:
+    factory = resolve_reference(reference, what="judge factory")
+    if not callable(factory):
+        raise UsageError(f"judge factory {reference!r} is not callable")
+    judge = factory()
+    if not (callable(getattr(judge, "judge", None)) and isinstance(judge.version, str)):
+        raise UsageError(
+            f"judge factory {reference!r} returned {type(judge).__name__}, not a judge"
+            " (an object with async judge(item) and a version)"
+        )
+    return judge  # type: ignore[no-any-return]
 
 
 async def _judge_all(

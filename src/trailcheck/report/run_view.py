@@ -9,6 +9,8 @@ rich markup, with control characters escaped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -196,6 +198,28 @@ def render_comparison(comparison: Comparison) -> RenderableType:
     parts.append(Text(shown("\n".join(lines))))
     parts.append(Text(shown(comparison.statement), style="bold"))
     return Group(*parts)
+
+
+def _figure(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def render_overview(rows: Sequence[tuple[str, RunReport]], *, title: str, k: int) -> Table:
+    """One line per run: pass@1, pass^k, trials failed and cases failing (demos compare runs)."""
+    table = Table(title=title, title_justify="left")
+    for column in ("run", "pass@1", f"pass^{k}", "trials failed", "cases failing"):
+        table.add_column(column, no_wrap=True)
+    for name, report in rows:
+        trials = report.summary.trials
+        failing = [c.id for c in report.cases if any(t.status != "passed" for t in c.trials)]
+        table.add_row(
+            name,
+            _figure(report.summary.pass_at_1),
+            _figure(report.summary.pass_hat_k.get(k)),
+            f"{trials.attempted - trials.passed}/{trials.attempted}",
+            ", ".join(failing) if failing else "none",
+        )
+    return table
 
 
 def render_run(report: RunReport) -> RenderableType:

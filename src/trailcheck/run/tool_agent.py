@@ -27,6 +27,8 @@ the system prompt, ``max_steps``, the budget and the policies.
 The ``budget`` (:class:`~trailcheck.guard.Budget`; ``max_steps`` is its ``model_calls``) holds
 for each turn: when a limit is spent without a final answer, :meth:`respond` returns the
 budget's message for the user (:data:`STOPPED_AT_MAX_STEPS` for model calls), does not raise,
+keeps it in the history as the turn's answer (tool calls it stopped before running are
+answered ``{"error": "not run: ..."}``, so the conversation stays one a chat API accepts),
 and sets the run's metadata ``tool_agent.stopped`` to the stop's
 ``{"reason", "allowed", "used", "turn"}``. The next turn starts with the whole budget again.
 """
@@ -49,6 +51,7 @@ from trailcheck.guard import (
     PolicyGuard,
     Toolbox,
     answer_calls,
+    error_content,
 )
 from trailcheck.models.chat import ChatModel, Reply, ToolDeclaration
 from trailcheck.models.declarations import declaration_of
@@ -62,6 +65,7 @@ STOPPED_AT_MAX_STEPS = "Stopped: no final answer after {max_steps} model calls i
 STOPPED_METADATA_KEY = "tool_agent.stopped"
 _FINISH_REASONS = "gen_ai.response.finish_reasons"
 _DEFAULT_MAX_STEPS = 20
+_NOT_RUN = error_content("not run: this turn's budget is spent")
 
 
 class ToolAgent:
@@ -129,6 +133,10 @@ class ToolAgent:
                 return reply.text or ""
             stop = self._meter.before_tool_calls(len(reply.tool_calls))
             if stop is not None:
+                self._history.extend(
+                    Message(role="tool", tool_call_id=call.id, content=_NOT_RUN)
+                    for call in reply.tool_calls
+                )
                 break
             conversation = self._history[:-1]  # what preceded the reply that asked
             contents = await answer_calls(reply.tool_calls, toolbox, settings, conversation)
@@ -139,6 +147,9 @@ class ToolAgent:
         return self._stopped(stop, context)
 
     def _stopped(self, stop: BudgetStop, context: TrialContext) -> str:
+        # The stop is the turn's answer, in the history too: the next turn's model sees that
+        # it was stopped, and every tool call it asked for has its tool message.
+        self._history.append(Message(role="assistant", content=stop.message))
         context.recorder.set_metadata(STOPPED_METADATA_KEY, stop.metadata())
         return stop.message
 

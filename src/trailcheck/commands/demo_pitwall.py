@@ -1,0 +1,49 @@
+"""``trailcheck demo pitwall``: the Pit Wall's seed story, v1 of the results tool against v2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from trailcheck.commands.run import stderr, stdout
+from trailcheck.demo.pitwall.showcase import DEMO_K, run_pitwall_demo
+from trailcheck.report.files import write_run
+from trailcheck.report.html import render_html
+from trailcheck.report.progress import ProgressObserver
+from trailcheck.report.run_view import render_comparison, render_failures, render_overview
+
+__all__ = ["pitwall_demo_command"]
+
+
+def pitwall_demo_command(
+    out: Annotated[Path, typer.Option(help="Folder for the reports and their HTML.")] = Path(
+        ".trailcheck"
+    )
+    / "demo-pitwall",
+    k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = DEMO_K,
+) -> None:
+    """The Pit Wall F1 agent on v1 of get_race_results (the fastest lap dropped) and on v2,
+    over the ``pitwall`` and ``pitwall-guardrails`` datasets, offline: v1 fails the winner case
+    on groundedness alone, naming the sentence no tool supported; v2 passes every case.
+
+    Exit 0 when the demo ran (v1 failing is the point), 2 when it could not.
+    """
+    results = run_pitwall_demo(k=k, observer=lambda name: ProgressObserver(stderr, label=name))
+    written = []
+    for demo, result in results:
+        paths = write_run(result.report, result.trace_lines, out, demo.name, html=render_html)
+        written.append(paths[-1])
+    for dataset_file in dict.fromkeys(demo.dataset_file for demo, _ in results):
+        rows = [(d.name, r.report) for d, r in results if d.dataset_file == dataset_file]
+        title = f"{dataset_file.removesuffix('.yaml')} dataset, k = {k}"
+        stdout.print(render_overview(rows, title=title, k=k))
+    v1 = results[0][1].report
+    stdout.print("Why pitwall-v1 fails:", markup=False)
+    stdout.print(render_failures(v1))
+    for demo, result in results:
+        if result.report.comparison is not None:
+            stdout.print(f"{demo.name} against its v1 run:", markup=False, soft_wrap=True)
+            stdout.print(render_comparison(result.report.comparison))
+    stderr.print("wrote " + ", ".join(str(path) for path in written), markup=False)

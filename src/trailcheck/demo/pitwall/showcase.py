@@ -1,0 +1,88 @@
+"""The ``trailcheck demo pitwall`` story: one brain, two versions of a tool, two datasets.
+
+Each dataset runs on v1's archive, then on v2's, compared with v1 on the same cases. The
+``pitwall`` runs are graded with the groundedness judge as well as the deterministic scorers,
+so the v1 report names the sentence no tool supported; the guardrails runs need no judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from trailcheck.cases import Dataset
+from trailcheck.demo.pitwall.agent import scripted_agent, v1_archive, v2_archive
+from trailcheck.demo.pitwall.dataset import guardrails_dataset, pitwall_dataset
+from trailcheck.demo.pitwall.judging import scripted_judge
+from trailcheck.environment import EnvironmentFactory
+from trailcheck.judge.judge import Judge
+from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run
+
+__all__ = ["DEMO_K", "PitWallRun", "run_pitwall_demo"]
+
+DEMO_K = 3
+_MODULE = "trailcheck.demo.pitwall"
+
+
+@dataclass(frozen=True, slots=True)
+class PitWallRun:
+    """One run of the demo: its file name, dataset, archive version and whether it is judged."""
+
+    name: str
+    dataset: Callable[[], Dataset]
+    dataset_file: str
+    environment: EnvironmentFactory
+    environment_name: str
+    judged: bool
+
+
+DEMO_RUNS = (
+    PitWallRun("pitwall-v1", pitwall_dataset, "pitwall.yaml", v1_archive, "v1_archive", True),
+    PitWallRun("pitwall-v2", pitwall_dataset, "pitwall.yaml", v2_archive, "v2_archive", True),
+    PitWallRun(
+        "guardrails-v1",
+        guardrails_dataset,
+        "pitwall-guardrails.yaml",
+        v1_archive,
+        "v1_archive",
+        False,
+    ),
+    PitWallRun(
+        "guardrails-v2",
+        guardrails_dataset,
+        "pitwall-guardrails.yaml",
+        v2_archive,
+        "v2_archive",
+        False,
+    ),
+)
+
+
+def run_pitwall_demo(
+    *,
+    k: int = DEMO_K,
+    judge: Callable[[], Judge] = scripted_judge,
+    observer: Callable[[str], RunObserver] | None = None,
+) -> list[tuple[PitWallRun, RunResult]]:
+    """The four runs in order; each v2 run carries a comparison with the v1 run before it."""
+    results: list[tuple[PitWallRun, RunResult]] = []
+    baselines: dict[str, RunResult] = {}
+    for demo in DEMO_RUNS:
+        baseline = baselines.get(demo.dataset_file)
+        result = run(
+            demo.dataset(),
+            scripted_agent,
+            demo.environment,
+            options=RunOptions(k=k, concurrency=4),
+            baseline=baseline.report if baseline else None,
+            observer=observer(demo.name) if observer else None,
+            references={
+                "agent": f"{_MODULE}:scripted_agent",
+                "environment": f"{_MODULE}:{demo.environment_name}",
+                "dataset": f"{_MODULE}:{demo.dataset_file}",
+            },
+            judge=judge() if demo.judged else None,
+        )
+        baselines.setdefault(demo.dataset_file, result)
+        results.append((demo, result))
+    return results
