@@ -70,9 +70,9 @@ def test_every_figure_supported_after_normalising() -> None:
     score = _score(_trace(answer, result))
     assert (score.value, score.passed) == (1.0, True)
     assert score.reason == (
-        "grounding 4/4=1.000; supported: $129 (129) in span-001,"
-        " $1,000.5 (1000.5) in span-001, June 19, 2026 (2026-06-19) in span-001,"
-        " 1:20.472 (80.472 s) in span-001"
+        "grounding 4/4=1.000; supported: $129 (129) in lookup span-001,"
+        " $1,000.5 (1000.5) in lookup span-001, June 19, 2026 (2026-06-19) in lookup span-001,"
+        " 1:20.472 (80.472 s) in lookup span-001"
     )
     assert score.evidence == ("span-001",)
 
@@ -82,7 +82,7 @@ def test_unsupported_values_are_listed() -> None:
     assert score.value == 0.5
     assert not score.passed
     assert score.reason == (
-        "grounding 1/2=0.500; unsupported: $12.90 (12.9); supported: 26 in span-001"
+        "grounding 1/2=0.500; unsupported: $12.90 (12.9); supported: 26 in lookup span-001"
     )
 
 
@@ -96,7 +96,8 @@ def test_user_input_and_arguments_are_evidence() -> None:
     score = _score(trace)
     assert score.value == 1.0
     assert score.reason == (
-        "grounding 2/2=1.000; supported: 1042 in input, span-001, 2026-06-19 in span-001"
+        "grounding 2/2=1.000; supported: 1042 in input, lookup span-001,"
+        " 2026-06-19 in lookup span-001"
     )
     assert score.evidence == ("span-001",)
 
@@ -111,7 +112,10 @@ def test_percentages_durations_and_month_days_by_equivalent_forms() -> None:
 
 def test_repeated_figures_count_once() -> None:
     score = _score(_trace("$129, yes $129.00, and 7", {"amount": 129}))
-    assert score.reason == "grounding 1/2=0.500; unsupported: 7; supported: $129 (129) in span-001"
+    assert (
+        score.reason
+        == "grounding 1/2=0.500; unsupported: 7; supported: $129 (129) in lookup span-001"
+    )
 
 
 def test_no_numeric_claims_passes_with_reason() -> None:

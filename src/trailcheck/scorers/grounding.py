@@ -247,6 +247,8 @@ class GroundingScorer:
         if not claims:
             return self._score(1.0, "grounding 0/0; no numeric claims in the final answer")
         index = evidence_index(trace, day_first=self.day_first)
+        # A reader needs the tool's name; the span id says which of its calls.
+        tool_of = {call.span_id: call.name for call in trace.tool_calls}
         supported: list[str] = []
         unsupported: list[str] = []
         spans: list[str] = []
@@ -256,7 +258,8 @@ class GroundingScorer:
             if not holders:
                 unsupported.append(claim.shown)
                 continue
-            supported.append(f"{claim.shown} in {', '.join(holders)}")
+            named = [f"{tool_of[h]} {h}" if h in tool_of else h for h in holders]
+            supported.append(f"{claim.shown} in {', '.join(named)}")
             spans += [holder for holder in holders if holder != INPUT_SOURCE]
         parts = [f"grounding {ratio(len(supported), len(claims))}"]
         if unsupported:
