@@ -5,9 +5,9 @@
 ``/2024/21/drivers/norris/laps.json``, ``.../pitstops.json``) with the API's JSON: every value
 as text, ``MRData`` with ``limit``, ``offset`` and ``total``, the rows of one page. The page
 holds at most ``max_limit`` rows whatever the request asks (the API caps it, at 100 for
-Jolpica), and says so in its ``limit``; laps count one row per driver per lap, so a lap's
-timings can be split over two pages. A race the archive lacks is a page without races, as the
-API answers; an unknown path is a 404.
+Jolpica), and says so in its ``limit``; laps count one row per driver per lap (the client asks
+for one driver's, so a page boundary falls between laps). A race the archive lacks is a page
+without races, as the API answers; an unknown path is a 404.
 
 A local test server (``http.server`` in a thread, on 127.0.0.1) is a thin shell around
 :meth:`ArchivePages.answer`, so the HTTP client is tested against the same records as the tools.

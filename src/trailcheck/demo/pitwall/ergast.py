@@ -6,8 +6,8 @@ and reads the rows of all of them:
 
 - results: ``RaceTable.Races[0].Results[]`` (``FastestLap`` only where the archive has timing);
 - standings: ``StandingsTable.StandingsLists[0].DriverStandings[]``;
-- laps: ``RaceTable.Races[0].Laps[].Timings[]``, one row per driver per lap (a lap's timings
-  may be split over two pages);
+- laps: ``RaceTable.Races[0].Laps[].Timings[]``, one row per driver per lap (for every driver,
+  a lap's timings may be split over two pages: the reader merges them by lap number);
 - pit stops: ``RaceTable.Races[0].PitStops[]``.
 
 A page without a race means the archive has none: :class:`RaceNotFoundError`. A field that is

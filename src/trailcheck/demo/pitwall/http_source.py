@@ -19,7 +19,8 @@ that talks to a server on 127.0.0.1). Every request:
 Paging follows the ``limit``, ``offset`` and ``total`` the API *returns*, not the limit asked for:
 the server caps a page (Jolpica at 100 rows), and the lap endpoint counts one row per driver per
 lap (1,133 rows for one race). The next page starts at the returned ``offset + limit``; a page
-that would not advance, or more than ``max_pages`` pages, is an error rather than a loop.
+from another offset than asked, a page that would not advance, or more than ``max_pages`` pages
+is an error rather than lost rows or a loop.
 """
 
 from __future__ import annotations
@@ -106,6 +107,12 @@ class ErgastClient:
             page = await self._get(path, offset, missing)
             pages.append(page)
             counts = page_counts(page, path)
+            if counts.offset != offset:
+                # A page from elsewhere would skip or repeat rows without a word.
+                raise ArchiveUnavailableError(
+                    f"the archive answered {path} at offset {offset} with rows from offset"
+                    f" {counts.offset}"
+                )
             following = counts.offset + counts.limit
             if following >= counts.total:
                 return pages
