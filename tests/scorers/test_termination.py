@@ -96,6 +96,8 @@ def test_a_state_unchanged_from_before_is_no_change() -> None:
     [
         ("I have issued a full refund for order A-1.", "refund"),
         ("You have been refunded.", "refund"),
+        ("Your refund of $129 has been issued.", "refund"),
+        ("The refund for order A-1 (shoes) was processed today.", "refund"),
         ("Your delivery has been rescheduled to Friday.", "reschedule"),
         ("I’ve rescheduled it.", "reschedule"),
         ("The order is now cancelled.", "cancel"),
@@ -115,6 +117,8 @@ def test_default_rules_recognise_common_claims(text: str, claim: str) -> None:
     [
         "I could not issue the refund: your identity is not verified.",
         "The refund has not been issued yet.",
+        "A refund of $129 has not been issued: the order is not eligible.",
+        "A refund of $129 will be issued once the item is back.",
         "This order cannot be cancelled once shipped.",
         "The delivery wasn't rescheduled.",
         "Would you like me to book it?",

@@ -61,7 +61,10 @@ DEFAULT_CLAIM_RULES: tuple[ClaimRule, ...] = (
         "refund",
         r"\brefund(?:ed)?\s+(?:has\s+been\s+|was\s+|is\s+)?(?:issued|processed|completed)\b"
         r"|\b(?:issued|processed)\s+(?:a|the|your)\s+(?:full\s+|partial\s+)?refund\b"
-        r"|\b(?:has|have)\s+been\s+refunded\b",
+        r"|\b(?:has|have)\s+been\s+refunded\b"
+        # "your refund of $129 for A-1 has been issued": an amount or order between.
+        r"|\brefund\s+(?:of|for)\s+[^.!?;\n]{1,40}?\s+(?:has\s+been|was|is(?:\s+now)?)"
+        r"\s+(?:issued|processed|completed)\b",
         "refunds",
     ),
     ClaimRule("reschedule", rf"\b(?:{_DONE})\s*rescheduled\b", "reschedules"),
