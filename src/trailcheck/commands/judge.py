@@ -93,12 +93,12 @@ def _judge_from_factory(reference: str) -> Judge:
     if not callable(factory):
         raise UsageError(f"judge factory {reference!r} is not callable")
     judge = factory()
-    if not (callable(getattr(judge, "judge", None)) and isinstance(judge.version, str)):
+    if not isinstance(judge, Judge):
         raise UsageError(
             f"judge factory {reference!r} returned {type(judge).__name__}, not a judge"
-            " (an object with async judge(item) and a version)"
+            " (an object with a version, describe() and async judge(item))"
         )
-    return judge  # type: ignore[no-any-return]
+    return judge
 
 
 async def _judge_all(

@@ -8,11 +8,12 @@ is only ever applied to the judge it measured. ``describe()`` is that content, a
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from trailcheck.judge.verdict import JudgeItem, Judging
 
 
+@runtime_checkable
 class Judge(Protocol):
     @property
     def version(self) -> str: ...

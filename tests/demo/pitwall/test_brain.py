@@ -111,6 +111,22 @@ def test_says_nothing_about_points_a_win_explains() -> None:
     assert answer.endswith("in 2:06:54.430.")
 
 
+@pytest.mark.parametrize(
+    ("grid", "start"),
+    [
+        (0, "from the pit lane."),
+        (1, "from 1st on the grid."),
+        (12, "from 12th on the grid."),
+        (22, "from 22nd on the grid."),
+    ],
+)
+def test_says_where_the_winner_started(grid: int, start: str) -> None:
+    race = _race(None, points=25)
+    race["results"][0]["grid"] = grid
+    first_sentence = _winner_answer(race).split(". ")[0] + "."
+    assert first_sentence.endswith(f"for Red Bull, {start}")
+
+
 def test_a_tool_error_is_told_to_the_user() -> None:
     error = {"error": "RaceNotFoundError: no race season 1949 at 'interlagos' in the archive"}
     answer = _winner_answer(error)

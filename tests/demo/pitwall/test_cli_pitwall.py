@@ -55,12 +55,24 @@ def test_a_regression_gate_fails_v1_and_passes_v2_only_with_a_calibrated_judge(
     assert "uncalibrated" in capsys.readouterr().out
 
 
+class _HalfAJudge:
+    """Judges, but has no version: a calibration could not say which judge it measured."""
+
+    async def judge(self, item: object) -> None:
+        raise AssertionError("never called: the factory's judge is refused first")
+
+
+def half_a_judge() -> _HalfAJudge:
+    return _HalfAJudge()
+
+
 @pytest.mark.parametrize(
     ("spec", "problem"),
     [
         ("trailcheck.demo.nowhere:judge", "cannot import"),
         (f"{MODULE}:scripted_agent", "not a judge"),
         (f"{MODULE}.dataset:PITWALL_FILE", "not callable"),
+        (f"{__name__}:half_a_judge", "returned _HalfAJudge, not a judge"),
     ],
 )
 def test_a_judge_factory_that_is_not_one_is_a_usage_error(

@@ -92,7 +92,7 @@ def test_laps_follow_the_limit_the_server_returns(archive: LoopbackArchive) -> N
         archive.base_url, lambda c: c.laps(2024, 21, "max_verstappen"), page_size=100
     )
     path = "/2024/21/drivers/max_verstappen/laps.json"
-    assert client.requests == [f"{path}?limit=100&offset={at}" for at in (0, 30, 60)]
+    assert list(client.requests) == [f"{path}?limit=100&offset={at}" for at in (0, 30, 60)]
     assert archive.hits == [(path, 100, 0), (path, 100, 30), (path, 100, 60)]
     assert [lap.lap for lap in laps] == list(range(1, 70))  # 69 rows, each once, in order
     assert laps == direct(lambda s: s.laps(2024, 21, "max_verstappen"))

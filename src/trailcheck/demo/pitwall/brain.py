@@ -155,7 +155,7 @@ def _winner_answer(result: dict[str, Any]) -> str:
     winner = result["results"][0]
     sentences = [
         f"{winner['driver']} won the {result['season']} {result['race']} for"
-        f" {winner['constructor']}, from {_ordinal(winner['grid'])} on the grid.",
+        f" {winner['constructor']}, {_start(winner['grid'])}.",
         f"He completed the {winner['laps']} laps in {winner['time']}.",
     ]
     points = _points_sentence(winner, result["season"], result["circuit_id"])
@@ -206,13 +206,12 @@ _ANSWERS = {
 }
 
 
-def _ordinal(number: int) -> str:
-    if number == 0:
-        return "the pit lane"
-    suffix = (
-        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
-    )
-    return f"{number}{suffix}"
+def _start(grid: int) -> str:
+    """Where a driver started: grid 0 is the pit lane (or no start at all)."""
+    if grid == 0:
+        return "from the pit lane"
+    suffix = "th" if 10 <= grid % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(grid % 10, "th")
+    return f"from {grid}{suffix} on the grid"
 
 
 def pit_wall_brain(messages: Sequence[Message], tools: Sequence[ToolDeclaration] = ()) -> Reply:

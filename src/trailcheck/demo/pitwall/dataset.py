@@ -11,13 +11,20 @@ from importlib.resources import files
 
 from trailcheck.cases import Dataset, parse_dataset
 
-__all__ = ["GUARDRAILS_FILE", "PITWALL_FILE", "guardrails_dataset", "pitwall_dataset"]
+__all__ = [
+    "GUARDRAILS_FILE",
+    "PITWALL_FILE",
+    "guardrails_dataset",
+    "pitwall_dataset",
+    "shipped_dataset",
+]
 
 PITWALL_FILE = "pitwall.yaml"
 GUARDRAILS_FILE = "pitwall-guardrails.yaml"
 
 
-def _read(name: str) -> Dataset:
+def shipped_dataset(name: str) -> Dataset:
+    """The dataset file ``name`` shipped in this package (:data:`PITWALL_FILE`, ...)."""
     resource = files("trailcheck.demo.pitwall") / name
     return parse_dataset(
         resource.read_bytes(), format="yaml", source=f"trailcheck/demo/pitwall/{name}"
@@ -26,9 +33,9 @@ def _read(name: str) -> Dataset:
 
 def pitwall_dataset() -> Dataset:
     """The answers: winner, classification and final-stint pace."""
-    return _read(PITWALL_FILE)
+    return shipped_dataset(PITWALL_FILE)
 
 
 def guardrails_dataset() -> Dataset:
     """The refusals: a missing season and an out-of-scope question."""
-    return _read(GUARDRAILS_FILE)
+    return shipped_dataset(GUARDRAILS_FILE)

@@ -87,8 +87,7 @@ def _driver_laps(driver_id: str, seed: int) -> tuple[list[LapTiming], list[PitSt
     times[1] = 99_000 + seed * 317
     for lap, _ in stops:
         times[lap] += 19_000  # in-lap: the pit lane
-        times.setdefault(lap + 1, 0)
-        times[lap + 1] = times[lap + 1] + 17_000  # out-lap
+        times[lap + 1] = times.get(lap + 1, 0) + 17_000  # out-lap (overwritten after lap 32)
     times[_RED_FLAG_LAP] = 1_544_118 + seed * 97  # the lap the red flag stopped
     times.update(_final_stint(low, high, _RED_FLAG_LAP + 1))
     times[_RED_FLAG_LAP + 1] = 102_500 + seed * 53  # behind the safety car after the restart

@@ -25,6 +25,7 @@ is an error rather than lost rows or a loop.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 from urllib.parse import quote
 
@@ -45,6 +46,7 @@ __all__ = ["JOLPICA_RATE_PER_S", "JOLPICA_URL", "ErgastClient"]
 
 JOLPICA_URL = "https://api.jolpi.ca/ergast/f1"
 JOLPICA_RATE_PER_S = 4.0
+_KEPT_REQUESTS = 1000
 
 Json = dict[str, Any]
 
@@ -72,8 +74,9 @@ class ErgastClient:
         self.timeout_s = timeout_s
         self.page_size = page_size
         self.max_pages = max_pages
-        self.requests: list[str] = []
-        """Every request sent, as ``path?limit=..&offset=..``: what tests and logs check."""
+        self.requests: deque[str] = deque(maxlen=_KEPT_REQUESTS)
+        """The latest requests sent, as ``path?limit=..&offset=..``: what tests and logs check
+        (bounded, so a long-lived client does not grow without end)."""
 
     async def race_results(self, race: RaceRef) -> Race:
         if race.round is not None:

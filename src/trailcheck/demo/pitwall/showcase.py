@@ -10,51 +10,36 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from trailcheck.cases import Dataset
 from trailcheck.demo.pitwall.agent import scripted_agent, v1_archive, v2_archive
-from trailcheck.demo.pitwall.dataset import guardrails_dataset, pitwall_dataset
+from trailcheck.demo.pitwall.dataset import GUARDRAILS_FILE, PITWALL_FILE, shipped_dataset
 from trailcheck.demo.pitwall.judging import scripted_judge
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.judge.judge import Judge
 from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run
 
-__all__ = ["DEMO_K", "PitWallRun", "run_pitwall_demo"]
+__all__ = ["DEMO_K", "DEMO_RUNS", "PitWallRun", "run_pitwall_demo"]
 
 DEMO_K = 3
 _MODULE = "trailcheck.demo.pitwall"
+_ARCHIVES: dict[str, EnvironmentFactory] = {"v1_archive": v1_archive, "v2_archive": v2_archive}
 
 
 @dataclass(frozen=True, slots=True)
 class PitWallRun:
-    """One run of the demo: its file name, dataset, archive version and whether it is judged."""
+    """One run of the demo: its file name, the shipped dataset file, the archive factory's
+    name (in :mod:`trailcheck.demo.pitwall`) and whether the groundedness judge grades it."""
 
     name: str
-    dataset: Callable[[], Dataset]
     dataset_file: str
-    environment: EnvironmentFactory
-    environment_name: str
+    archive: str
     judged: bool
 
 
 DEMO_RUNS = (
-    PitWallRun("pitwall-v1", pitwall_dataset, "pitwall.yaml", v1_archive, "v1_archive", True),
-    PitWallRun("pitwall-v2", pitwall_dataset, "pitwall.yaml", v2_archive, "v2_archive", True),
-    PitWallRun(
-        "guardrails-v1",
-        guardrails_dataset,
-        "pitwall-guardrails.yaml",
-        v1_archive,
-        "v1_archive",
-        False,
-    ),
-    PitWallRun(
-        "guardrails-v2",
-        guardrails_dataset,
-        "pitwall-guardrails.yaml",
-        v2_archive,
-        "v2_archive",
-        False,
-    ),
+    PitWallRun("pitwall-v1", PITWALL_FILE, "v1_archive", judged=True),
+    PitWallRun("pitwall-v2", PITWALL_FILE, "v2_archive", judged=True),
+    PitWallRun("guardrails-v1", GUARDRAILS_FILE, "v1_archive", judged=False),
+    PitWallRun("guardrails-v2", GUARDRAILS_FILE, "v2_archive", judged=False),
 )
 
 
@@ -67,18 +52,19 @@ def run_pitwall_demo(
     """The four runs in order; each v2 run carries a comparison with the v1 run before it."""
     results: list[tuple[PitWallRun, RunResult]] = []
     baselines: dict[str, RunResult] = {}
+    datasets = {name: shipped_dataset(name) for name in (PITWALL_FILE, GUARDRAILS_FILE)}
     for demo in DEMO_RUNS:
         baseline = baselines.get(demo.dataset_file)
         result = run(
-            demo.dataset(),
+            datasets[demo.dataset_file],
             scripted_agent,
-            demo.environment,
+            _ARCHIVES[demo.archive],
             options=RunOptions(k=k, concurrency=4),
             baseline=baseline.report if baseline else None,
             observer=observer(demo.name) if observer else None,
             references={
                 "agent": f"{_MODULE}:scripted_agent",
-                "environment": f"{_MODULE}:{demo.environment_name}",
+                "environment": f"{_MODULE}:{demo.archive}",
                 "dataset": f"{_MODULE}:{demo.dataset_file}",
             },
             judge=judge() if demo.judged else None,
