@@ -12,13 +12,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Annotated
 
-import orjson
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from trailcheck import __version__
-from trailcheck.cases import Case, Dataset, dataset_json_schema, load_dataset
+from trailcheck.cases import dataset_json_schema
 from trailcheck.commands.audit import audit_command
 from trailcheck.commands.dataset import dataset_app
 from trailcheck.commands.demo import demo_app
@@ -29,9 +26,16 @@ from trailcheck.commands.loop import (
     promote_command,
     review_command,
 )
+from trailcheck.commands.recorded import (
+    MAX_LISTED_REJECTIONS,
+    FormatOption,
+    print_json,
+    score_command,
+    stats_command,
+)
 from trailcheck.commands.report import report_command
 from trailcheck.commands.route import route_app
-from trailcheck.commands.run import run_command
+from trailcheck.commands.run import run_command, stderr, stdout
 from trailcheck.commands.serve import serve_command
 from trailcheck.commands.store_commands import (
     DbOption,
@@ -43,20 +47,13 @@ from trailcheck.commands.store_commands import (
     traces_list_command,
 )
 from trailcheck.errors import InputError, TrailcheckError, UsageError
-from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace, trace_json_schema
 from trailcheck.report import render_trace
-from trailcheck.report.stats_view import render_stats, stats_json
-from trailcheck.run.recorded import outcomes_from_traces
 from trailcheck.run.results import report_json_schema
-from trailcheck.run.stats import summarize_outcomes
-from trailcheck.scorers import Grade, Scorer, case_scorers, grade
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-# Rejections listed one per line before the rest are only counted.
-MAX_LISTED_REJECTIONS = 20
 
 app = typer.Typer(
     name="trailcheck",
@@ -70,19 +67,6 @@ schema_app = typer.Typer(help="Print the published JSON Schemas.", no_args_is_he
 app.add_typer(traces_app, name="traces")
 app.add_typer(schema_app, name="schema")
 app.add_typer(judge_app, name="judge")
-
-stdout = Console(soft_wrap=False)
-# soft_wrap: a message is one line, whatever the terminal width, so it can be grepped.
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-
-FormatOption = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        "-f",
-        help=f"Input format ({', '.join(FORMAT_NAMES)}); detected from the content when omitted.",
-    ),
-]
 
 
 def _version(value: bool) -> None:
@@ -221,161 +205,26 @@ def traces_show(
     raise UsageError(f"{source}: has no {wanted} ({summary.imported} readable traces)")
 
 
-def _cases_with_scorers(dataset: Dataset) -> dict[str, tuple[Case, tuple[Scorer, ...]]]:
-    """Each case by id, with the scorers it runs (its own, else the dataset's), built once."""
-    return {case.id: (case, case_scorers(case)) for case in dataset.graded_cases()}
-
-
-def _grade_json(result: Grade) -> dict[str, object]:
-    return {
-        "trace_id": result.trace_id,
-        "case_id": result.case_id,
-        "passed": result.passed,
-        "status": result.status,
-        "reason": result.reason,
-        "scores": [
-            score.model_dump(include={"scorer", "value", "passed", "threshold", "reason"})
-            for score in result.scores
-        ],
-        "failures": [failure.model_dump(exclude={"traceback"}) for failure in result.failures],
-    }
-
-
-def _grade_table(results: list[Grade]) -> Table:
-    table = Table("trace", "case", "status", "scores", "reason")
-    styles = {"passed": "green", "failed": "red", "unscorable": "yellow"}
-    for result in results:
-        scores = " ".join(
-            f"{score.scorer} {score.value:.2f}{'' if score.passed else '!'}"
-            for score in result.scores
-        )
-        table.add_row(
-            result.trace_id,
-            result.case_id,
-            f"[{styles[result.status]}]{result.status}[/]",
-            scores,
-            result.reason,
-        )
-    return table
-
-
-@app.command("score")
-def score_command(
-    traces: Annotated[
-        Path, typer.Argument(help="Recorded traces, in any format trailcheck reads.")
-    ],
-    dataset: Annotated[Path, typer.Option("--dataset", "-d", help="The dataset (YAML or JSON).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the grades as JSON.")] = False,
-    format_name: FormatOption = None,
-) -> None:
-    """Grade recorded traces against the cases they name in ``metadata.case_id``.
-
-    Exit 0 when every trace passed, 1 when any failed or was unscorable, 2 for input errors
-    (a bad dataset, an unreadable trace, a trace that names no known case).
-    """
-    cases = _cases_with_scorers(load_dataset(dataset))
-    summary = ImportSummary()
-    results: list[Grade] = []
-    unmatched: list[str] = []
-    for trace in iter_import([traces], format_name=format_name, summary=summary):
-        case_id = trace.metadata.get("case_id")
-        if not isinstance(case_id, str) or case_id not in cases:
-            unmatched.append(f"{trace.trace_id} (case_id {case_id!r})")
-            continue
-        case, scorers = cases[case_id]
-        results.append(grade(trace, case, scorers))
-    if as_json:
-        _print_json([_grade_json(result) for result in results])
-    else:
-        stdout.print(_grade_table(results))
-    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
-        stderr.print(f"rejected: {rejection}", style="red", markup=False)
-    if unmatched:
-        shown = ", ".join(unmatched[:MAX_LISTED_REJECTIONS])
-        stderr.print(f"no case in {dataset} for: {shown}", style="red", markup=False)
-    passed = sum(result.passed for result in results)
-    stderr.print(f"{passed}/{len(results)} traces passed", markup=False)
-    if summary.rejections or unmatched:
-        raise typer.Exit(EXIT_USAGE)
-    if passed < len(results):
-        raise typer.Exit(EXIT_FAILED)
-
-
-@app.command("stats")
-def stats_command(
-    sources: Annotated[
-        list[Path], typer.Argument(help="Recorded traces, in any format trailcheck reads.")
-    ],
-    task_key: Annotated[
-        str,
-        typer.Option("--task-key", help="Dotted path to each trace's task, e.g. metadata.task_id."),
-    ],
-    outcome_key: Annotated[
-        str,
-        typer.Option(
-            "--outcome-key",
-            help="Dotted path to each trace's outcome: a number, a boolean or a trial status.",
-        ),
-    ],
-    k: Annotated[
-        int | None,
-        typer.Option("--k", "-k", min=1, help="Largest k (default: most trials of any task)."),
-    ] = None,
-    threshold: Annotated[
-        float, typer.Option("--threshold", help="A numeric outcome passes at this value.")
-    ] = 1.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap intervals.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
-    format_name: FormatOption = None,
-) -> None:
-    """pass@k and pass^k of recorded runs that carry their own outcome, one trace per trial.
-
-    Exit 0 when computed; 2 when a record was rejected, a key is missing or an outcome is bad.
-    """
-    summary = ImportSummary()
-    traces = iter_import(sources, format_name=format_name, summary=summary)
-    outcomes = outcomes_from_traces(
-        traces, task_key=task_key, outcome_key=outcome_key, threshold=threshold
-    )
-    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
-        stderr.print(f"rejected: {rejection}", style="red", markup=False)
-    if summary.rejections:
-        raise InputError(
-            f"{summary.rejected} record(s) rejected; statistics over part of the input would"
-            " mislead"
-        )
-    if not outcomes:
-        raise InputError("no traces read: nothing to count")
-    result = summarize_outcomes(outcomes, k=k, seed=seed)
-    if as_json:
-        _print_json(stats_json(result))
-    else:
-        stdout.print(render_stats(result))
-
-
 @schema_app.command("trace")
 def schema_trace() -> None:
     """The JSON Schema of one line of trailcheck JSONL."""
-    _print_json(trace_json_schema())
-
-
-def _print_json(value: object) -> None:
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
-    sys.stdout.write("\n")
+    print_json(trace_json_schema())
 
 
 @schema_app.command("dataset")
 def schema_dataset() -> None:
     """The JSON Schema of a dataset file (YAML or JSON)."""
-    _print_json(dataset_json_schema())
+    print_json(dataset_json_schema())
 
 
 @schema_app.command("report")
 def schema_report() -> None:
     """The JSON Schema of a run report (trailcheck run's NAME.json)."""
-    _print_json(report_json_schema())
+    print_json(report_json_schema())
 
 
+app.command("score")(score_command)
+app.command("stats")(stats_command)
 app.command("run")(run_command)
 app.command("report")(report_command)
 app.add_typer(demo_app, name="demo")

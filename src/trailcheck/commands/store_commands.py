@@ -10,17 +10,16 @@ them). Commands that only read never create a store.
 from __future__ import annotations
 
 import getpass
-import sys
 from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
 from typing import Annotated
 
-import orjson
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from trailcheck.commands.recorded import print_json
 from trailcheck.errors import InputError, UsageError
 from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
@@ -58,10 +57,6 @@ def _whoami() -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
-
-
-def _print_json(value: object) -> None:
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
 def _iso(ns: int | None) -> str:
@@ -181,7 +176,7 @@ def traces_list_command(
     with Store.open(db, must_exist=True) as store:
         rows = store.list_traces(label=label, since=moment, tool=tool, limit=limit)
     if as_json:
-        _print_json([_summary_json(row) for row in rows])
+        print_json([_summary_json(row) for row in rows])
         return
     stdout.print(_summary_table(rows))
     stderr.print(f"{len(rows)} trace(s)", markup=False)
@@ -252,7 +247,7 @@ def notes_command(
             store.get_trace(trace_id)  # an unknown id is an error, not an empty list
         notes = store.notes(trace_id)
     if as_json:
-        _print_json([_note_json(note) for note in notes])
+        print_json([_note_json(note) for note in notes])
         return
     table = Table("note", "trace", "author", "created", "text")
     for note in notes:
