@@ -62,21 +62,38 @@ def test_without_call_ids_the_nth_request_is_the_nth_call() -> None:
 
 
 def _without_call_ids(trace: Trace) -> Trace:
-    """The trace as a source that records no call ids would give it."""
+    """The trace as a source that records no call ids would give it: none on the requests, the
+    answers or the tool spans."""
     assert isinstance(trace.input, list)
-    messages = [
-        m.model_copy(
-            update={"tool_calls": [c.model_copy(update={"id": None}) for c in m.tool_calls]}
-        )
-        for m in trace.input
-    ]
-    spans = [
-        span.model_copy(update={"tool": span.tool.model_copy(update={"call_id": None})})
-        if span.tool is not None
-        else span
-        for span in trace.spans
-    ]
-    return trace.model_copy(update={"input": messages, "spans": spans})
+
+    def strip(messages: list[Message] | None) -> list[Message] | None:
+        if messages is None:
+            return None
+        return [
+            m.model_copy(
+                update={
+                    "tool_calls": [c.model_copy(update={"id": None}) for c in m.tool_calls],
+                    "tool_call_id": None,
+                    "name": m.name if m.role != "tool" else "issue_refund",
+                }
+            )
+            for m in messages
+        ]
+
+    spans = []
+    for span in trace.spans:
+        if span.tool is not None:
+            span = span.model_copy(update={"tool": span.tool.model_copy(update={"call_id": None})})
+        if span.llm is not None:
+            llm = span.llm.model_copy(
+                update={
+                    "input_messages": strip(span.llm.input_messages),
+                    "output_messages": strip(span.llm.output_messages),
+                }
+            )
+            span = span.model_copy(update={"llm": llm})
+        spans.append(span)
+    return trace.model_copy(update={"input": strip(trace.input), "spans": spans})
 
 
 def test_an_llm_span_input_is_the_conversation_the_model_saw() -> None:

@@ -78,7 +78,10 @@ def begin_run(
     recording = Recording(trace_id, ids)
     operation = semconv.OPERATION_INVOKE_AGENT
     name = f"{operation} {agent_name}" if agent_name else operation
-    attributes: dict[str, Any] = {semconv.GEN_AI_OPERATION_NAME: operation}
+    attributes: dict[str, Any] = {
+        semconv.GEN_AI_OPERATION_NAME: operation,
+        semconv.TRAILCHECK_TOOL_SPANS: True,
+    }
     if agent_name:
         attributes[semconv.GEN_AI_AGENT_NAME] = agent_name
     root = recording.start_span(name=name, kind="agent", parent_id=None, attributes=attributes)

@@ -17,8 +17,9 @@ arguments does not change what was recorded); the fields holding a ``repr()`` ar
 span attribute ``trailcheck.capture.repr_fields``. The result is converted the same way; an
 exception is recorded (status error, an ``exception`` event, the tool's error text) and re-raised
 as it was. A sync tool that returns an awaitable (a coroutine, a future) is recorded when that
-completes: the span lasts until then and holds the awaited result or error. Each call's id is
-``call_{span id}``: a Python call has no model-assigned id.
+completes: the span lasts until then and holds the awaited result or error. A call made to
+answer a model's tool request (:mod:`trailcheck.trace.answering`) records that request's id;
+other calls have none (a Python call has no model-assigned id).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from trailcheck.capture.jsonable import to_json_dict, to_json_value
 from trailcheck.capture.recording import CURRENT_SCOPE, OpenSpan, Scope
 from trailcheck.errors import UsageError
 from trailcheck.trace import ToolInvocation, semconv
+from trailcheck.trace.answering import claim_answered_call_id
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -182,8 +184,9 @@ def _start_tool_span(
         return None
     for field_name in repr_fields:
         span.mark_repr_field(f"arguments.{field_name}")
-    invocation = span.tool or invocation
-    span.tool = invocation.model_copy(update={"call_id": f"call_{span.span_id}"})
+    call_id = claim_answered_call_id()
+    if call_id is not None:
+        span.tool = (span.tool or invocation).model_copy(update={"call_id": call_id})
     return scope, span
 
 

@@ -36,6 +36,7 @@ from trailcheck.guard.enforce import GuardSpans, PolicyGuard
 from trailcheck.guard.error_policy import ErrorPolicy
 from trailcheck.guard.tools import Tool, UnknownToolError, as_tools
 from trailcheck.trace import Message, MessageToolCall
+from trailcheck.trace.answering import answering
 
 __all__ = ["CallSettings", "Toolbox", "answer_call", "answer_calls", "render_result"]
 
@@ -103,12 +104,12 @@ async def answer_call(
         tool = toolbox.tool(call.name)
         arguments = tool.validate(call.arguments)
         if settings.guard is None:
-            result = await tool.call(arguments)
+            result = await _answer(call, tool, arguments)
         else:
             result = await settings.guard.run(
                 tool.name,
                 arguments,
-                lambda: tool.call(arguments),
+                lambda: _answer(call, tool, arguments),
                 call_id=call.id,
                 conversation=conversation,
                 spans=settings.spans,
@@ -137,3 +138,10 @@ async def answer_calls(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
+
+
+async def _answer(call: MessageToolCall, tool: Tool, arguments: dict[str, Any]) -> Any:
+    # The tool span this call starts records the model's call id: one call, in the messages
+    # and in the spans.
+    with answering(call.id):
+        return await tool.call(arguments)

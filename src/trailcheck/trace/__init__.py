@@ -13,7 +13,8 @@ from trailcheck.trace.span import (
     ToolInvocation,
     Usage,
 )
-from trailcheck.trace.trace import ToolCall, Trace, parse_json_text
+from trailcheck.trace.tool_calls import ToolCall, parse_json_text
+from trailcheck.trace.trace import Trace
 from trailcheck.trace.tree import SpanTree
 from trailcheck.trace.usage import summed_usage
 

@@ -124,6 +124,10 @@ AGENT_NAME = "agent.name"
 # Explicit order of a tool call, for calls whose start times tie.
 TRAILCHECK_SEQUENCE = "trailcheck.sequence"
 
+# On a span of a run whose every tool call was recorded as a tool span (trailcheck's Recorder):
+# a tool call the model's messages ask for with no tool span did not run.
+TRAILCHECK_TOOL_SPANS = "trailcheck.tool_spans"
+
 # --- OTLP span fields kept as attributes ----------------------------------------------------
 
 # What OTLP records beside a span's attributes, kept on the span under these reserved names

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Self
 
@@ -13,73 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trailcheck.trace.messages import Message
 from trailcheck.trace.span import Span, Usage
+from trailcheck.trace.tool_calls import ToolCall, derive_tool_calls
 from trailcheck.trace.tree import SpanTree
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call as graders see it: derived from a tool span.
-
-    ``recorded_result`` is the result as the span recorded it (often a JSON string); ``result``
-    is that parsed as JSON when it is a JSON string, else the text (or the value as recorded).
-    ``error`` is the tool's error, or the span's error status message.
-    """
-
-    call_id: str | None
-    name: str
-    arguments: dict[str, Any]
-    recorded_result: Any
-    error: str | None
-    span_id: str
-    start_ns: int
-    end_ns: int | None
-
-    @cached_property
-    def result(self) -> Any:
-        # Parsed on first use: results are the bulk of a trace, and only some scorers read them.
-        return parse_json_text(self.recorded_result)
-
-    @property
-    def succeeded(self) -> bool:
-        return self.error is None
-
-
-def parse_json_text(value: Any) -> Any:
-    """A string holding JSON becomes the parsed value; anything else is returned as it is."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError:
-        return value
-
-
-def _tool_call(span: Span) -> ToolCall:
-    tool = span.tool
-    assert tool is not None  # only called for tool spans, which the Span validator guarantees
-    error = tool.error
-    if error is None and span.status.code == "error":
-        error = span.status.message or "tool span has status error"
-    # The same object ToolCall(...) makes, without the frozen __init__'s object.__setattr__ per
-    # field (2 µs a call, and every graded trace builds one per tool call).
-    call = ToolCall.__new__(ToolCall)
-    call.__dict__.update(
-        call_id=tool.call_id,
-        name=tool.name,
-        arguments=tool.arguments,
-        recorded_result=tool.result,
-        error=error,
-        span_id=span.span_id,
-        start_ns=span.start_ns,
-        end_ns=span.end_ns,
-    )
-    return call
-
-
-def _tool_order(span: Span) -> tuple[int, int, int, str]:
-    sequence = span.tool.sequence if span.tool is not None else None
-    return (span.start_ns, sequence is None, sequence or 0, span.span_id)
-
 
 # cached_property values live in the instance __dict__, which model_copy copies.
 _DERIVED_VIEWS = ("tree", "tool_calls")
@@ -155,9 +89,9 @@ class Trace(BaseModel):
 
     @cached_property
     def tool_calls(self) -> list[ToolCall]:
-        """Tool calls in start order; ties broken by the source's sequence, then span id."""
-        tool_spans = sorted((s for s in self.spans if s.tool is not None), key=_tool_order)
-        return [_tool_call(span) for span in tool_spans]
+        """Every tool call, from tool spans and from the model's messages, one per call, in order
+        (:mod:`trailcheck.trace.tool_calls`)."""
+        return derive_tool_calls(self.spans)
 
     @property
     def input_text(self) -> str:

@@ -1,0 +1,160 @@
+"""Tool calls that the model's messages record, joined with the tool spans that record the same
+calls: one :class:`~trailcheck.trace.ToolCall` per call, however many places record it.
+
+The most common auto-instrumentations (the official OpenTelemetry OpenAI instrumentation,
+OpenInference's) make no tool span at all: a call lives only in the llm spans' messages, asked
+for in an assistant message (name, id, arguments) and answered by a later ``role: tool`` message
+with its ``tool_call_id``. Other sources record both. The rule, over the llm spans in start order
+(an llm span under another llm span that records messages is the same model call instrumented
+twice, and is skipped):
+
+- **Requests.** Each assistant tool call in a span's *output* messages is a call, placed at that
+  span's end, then by position. A call met first in a later span's *input* messages (the history
+  it was sent; its requesting span is not in this trace) is placed at that span's start, then by
+  position. Calls are the same call when their ids are equal; calls without an id are matched
+  by occurrence: the n-th history request of one tool with the same arguments is the n-th call
+  of it already known.
+- **Answers.** A ``tool`` message answers the call its ``tool_call_id`` (or, for a message of
+  GenAI parts, each ``tool_call_response`` part's ``id``) names; without an id, the earliest
+  unanswered call of the tool the message names. The answer is kept as recorded (text, or the
+  response value). A call never answered has no result; it is still a call.
+- **Pairing with tool spans.** A request whose id is a tool span's call id is that span's call;
+  a tool span without a call id takes the earliest unpaired request of its tool, asked for no
+  later than the span started, whose arguments are the span's (or the span recorded none). The
+  span wins for timing, error and whatever it recorded; arguments and result it did not record
+  come from the messages, and ``ToolCall.from_messages`` names them. In a trace with no tool
+  span, each request is a call with ``source="message"`` and the requesting llm span's id as
+  ``span_id``; in a trace with tool spans, a request no span answers did not run
+  (:mod:`trailcheck.trace.tool_calls`).
+
+Messages record no failure: a message-derived call has no error of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from trailcheck.trace.canonical import canonical_json
+from trailcheck.trace.messages import Message, MessageToolCall
+from trailcheck.trace.span import Span
+
+_TOOL_CALL_RESPONSE = "tool_call_response"
+
+# Order keys share one shape: (time, explicit sequence missing, sequence, position, span id).
+OrderKey = tuple[int, bool, int, int, str]
+
+
+@dataclass(slots=True)
+class RequestedCall:
+    """A tool call as the messages record it, with its answer once one is found."""
+
+    call_id: str | None
+    name: str
+    arguments: dict[str, Any]
+    span: Span
+    order: OrderKey
+    signature: Hashable  # tool name and canonical arguments
+    answered: bool = False
+    result: Any = None
+    paired: bool = field(default=False)
+
+
+def speaking_model_spans(spans: Sequence[Span]) -> list[Span]:
+    """The llm spans whose messages count, in start order: not those under an llm span that
+    records messages (one model call instrumented twice)."""
+    by_id = {span.span_id: span for span in spans}
+
+    def under_recording_llm(span: Span) -> bool:
+        parent = span.parent_id
+        while parent is not None and parent in by_id:
+            above = by_id[parent]
+            if above.llm is not None and (above.llm.input_messages or above.llm.output_messages):
+                return True
+            parent = above.parent_id
+        return False
+
+    model_spans = [span for span in spans if span.llm is not None]
+    model_spans.sort(key=lambda span: (span.start_ns, span.span_id))
+    return [span for span in model_spans if not under_recording_llm(span)]
+
+
+def requested_calls(spans: Sequence[Span]) -> list[RequestedCall]:
+    """Every tool call the messages of ``spans`` ask for, answered where they are answered."""
+    ledger = _Ledger()
+    for span in speaking_model_spans(spans):
+        assert span.llm is not None  # speaking_model_spans keeps llm spans only
+        ledger.read(span, span.llm.input_messages or (), span.start_ns, history=True)
+        end = span.end_ns if span.end_ns is not None else span.start_ns
+        ledger.read(span, span.llm.output_messages or (), end, history=False)
+    return ledger.calls
+
+
+class _Ledger:
+    def __init__(self) -> None:
+        self.calls: list[RequestedCall] = []
+        self._by_id: dict[str, RequestedCall] = {}
+        self._idless: dict[Hashable, list[RequestedCall]] = {}  # by signature, in order
+
+    def read(self, span: Span, messages: Sequence[Message], time: int, *, history: bool) -> None:
+        seen_in_history: dict[Hashable, int] = {}
+        for position, message in enumerate(messages):
+            if message.role == "assistant":
+                for offset, requested in enumerate(message.tool_calls):
+                    order = (time, True, 0, position * 1000 + offset, span.span_id)
+                    self._request(requested, span, order, history, seen_in_history)
+            elif message.role == "tool":
+                self._answer(message)
+
+    def _request(
+        self,
+        requested: MessageToolCall,
+        span: Span,
+        order: OrderKey,
+        history: bool,
+        seen_in_history: dict[Hashable, int],
+    ) -> None:
+        signature = (requested.name, canonical_json(requested.arguments))
+        if requested.id is not None:
+            if requested.id in self._by_id:
+                return
+        elif history:
+            occurrence = seen_in_history.get(signature, 0)
+            seen_in_history[signature] = occurrence + 1
+            if occurrence < len(self._idless.get(signature, ())):
+                return
+        call = RequestedCall(
+            requested.id, requested.name, requested.arguments, span, order, signature
+        )
+        self.calls.append(call)
+        if requested.id is not None:
+            self._by_id[requested.id] = call
+        else:
+            self._idless.setdefault(signature, []).append(call)
+
+    def _answer(self, message: Message) -> None:
+        if isinstance(message.content, list):
+            responses = [p for p in message.content if p.get("type") == _TOOL_CALL_RESPONSE]
+            if responses:
+                for part in responses:
+                    result = part["response"] if "response" in part else part.get("result")
+                    self._settle(part.get("id"), message.name, result)
+                return
+        self._settle(message.tool_call_id, message.name, message.content)
+
+    def _settle(self, call_id: Any, tool_name: str | None, result: Any) -> None:
+        if isinstance(call_id, str):
+            call = self._by_id.get(call_id)
+        else:
+            call = next(
+                (
+                    c
+                    for c in self.calls
+                    if not c.answered and c.call_id is None and c.name == tool_name
+                ),
+                None,
+            )
+        if call is not None and not call.answered:
+            call.answered = True
+            call.result = result
