@@ -286,13 +286,28 @@ def test_openinference_tool_span_takes_arguments_from_input_value_not_the_schema
     assert span.tool.result == "18 degrees"
 
 
-def test_openinference_tool_input_that_is_plain_text_is_rejected_not_wrapped() -> None:
+def test_openinference_tool_input_as_plain_text_records_no_arguments_and_keeps_it() -> None:
+    # LangChain's instrumentation writes a one-parameter tool's bare argument ("Paris"): it names
+    # no parameter, so the span records no arguments object; the model's request supplies them.
+    attributes = {
+        semconv.OPENINFERENCE_SPAN_KIND: "TOOL",
+        semconv.TOOL_NAME: "search",
+        semconv.INPUT_VALUE: "Paris",
+    }
+    span = mapped(raw(attributes))
+    assert span.tool is not None
+    assert span.tool.arguments == {}
+    assert span.attributes[semconv.INPUT_VALUE] == "Paris"
+
+
+def test_openinference_tool_input_declared_json_but_not_json_is_rejected() -> None:
     error = rejected(
         raw(
             {
                 semconv.OPENINFERENCE_SPAN_KIND: "TOOL",
                 semconv.TOOL_NAME: "search",
                 semconv.INPUT_VALUE: "Paris",
+                semconv.INPUT_MIME_TYPE: semconv.MIME_TYPE_JSON,
             }
         )
     )

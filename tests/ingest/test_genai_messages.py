@@ -173,9 +173,9 @@ def test_content_messages_with_openai_and_flat_tool_calls() -> None:
         ([{"role": "user", "parts": "hi"}], f"{FIELD}[0].parts", "parts must be a JSON array"),
         ([{"role": "user", "parts": [{"content": "x"}]}], f"{FIELD}[0].parts[0]", "string type"),
         (
-            [{"role": "user", "parts": [{"type": "text"}]}],
+            [{"role": "user", "parts": [{"type": "text", "content": 3}]}],
             f"{FIELD}[0].parts[0].content",
-            "text part needs string content",
+            "text part's content must be a string",
         ),
         (
             [{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "arguments": {}}]}],
@@ -326,3 +326,11 @@ def test_bad_flattened_messages_are_rejected_naming_the_key(
     with pytest.raises(RecordError) as caught:
         flattened_messages(attributes, "llm.input_messages")
     assert caught.value.field == field
+
+
+def test_a_text_part_without_content_is_content_not_captured_not_an_error() -> None:
+    # What a source with content capture off records (Pydantic AI's include_content=False).
+    [message] = messages_from_json([{"role": "user", "parts": [{"type": "text"}]}], FIELD)
+    assert message.role == "user"
+    assert message.content == [{"type": "text"}]
+    assert message.text == ""

@@ -3,11 +3,15 @@ and derive the trace-level fields from the spans. A trace with any bad part is r
 
 Trace-level fields, each from the first source that records it:
 
-- ``input``: the root span's input messages, else its ``input.value`` (text); else a vendor run
-  summary; else the user messages of the first llm span (in start order) that has any.
+- ``input``: the root span's input messages (when they hold a user turn), else its
+  ``input.value`` (text; a LangGraph state ``{"messages": [...]}`` gives its messages); else a
+  vendor run summary; else the user's latest turn in the first llm span (in start order) that
+  has one: the user messages with text after the last assistant message, so a session's earlier
+  turns sent again as history are not this run's input.
 - ``final_output``: the last assistant text of the root span's output messages, else its
-  ``output.value`` (as recorded); else a vendor run summary; else the last assistant text of the
-  last llm span that records output messages.
+  ``output.value`` (as recorded; a LangGraph state gives its last AI message's text); else a
+  vendor run summary; else the last assistant text of the last llm span that records output
+  messages.
 - ``state_before`` / ``state_after``: vendor attributes of the root span (no standard
   convention records environment state).
 - ``metadata``: ``agent_name`` (``gen_ai.agent.name``, ``agent.name``, or an agent span's name
@@ -32,6 +36,7 @@ from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.conventions import map_span, recorded_messages
+from trailcheck.ingest.frameworks import langgraph_answer, langgraph_input
 from trailcheck.ingest.records import RawSpan, Rejection, validation_record_error
 from trailcheck.ingest.vendors import VendorTraceFields, vendor_trace_fields
 from trailcheck.trace import Message, Span, SpanTree, Trace, semconv
@@ -155,14 +160,17 @@ def _trace_input(
 ) -> str | list[Message] | None:
     if root.kind in _TRACE_SPEAKING_KINDS:
         root_input, _ = recorded_messages(root.attributes)
-        if root_input:
+        if root_input and user_turn(root_input):
             return root_input
         text = _input_value(root)
+        state_input = langgraph_input(text)
+        if state_input is not None:
+            return state_input
         if text is not None:
             return text
     if vendor.input is not None:
         return vendor.input
-    return _first_llm_user_messages(llm_spans)
+    return _first_llm_user_turn(llm_spans)
 
 
 def _trace_final_output(root: Span, vendor: VendorTraceFields, llm_spans: list[Span]) -> Any:
@@ -171,8 +179,10 @@ def _trace_final_output(root: Span, vendor: VendorTraceFields, llm_spans: list[S
         text = _last_assistant_text(root_output)
         if text is not None:
             return text
-        if root.attributes.get(semconv.OUTPUT_VALUE) is not None:
-            return root.attributes[semconv.OUTPUT_VALUE]
+        output_value = root.attributes.get(semconv.OUTPUT_VALUE)
+        if output_value is not None:
+            answer = langgraph_answer(output_value)
+            return output_value if answer is None else answer
     if vendor.final_output is not None:
         return vendor.final_output
     return _last_llm_output_text(llm_spans)
@@ -188,13 +198,25 @@ def _input_value(span: Span) -> str | None:
     return value
 
 
-def _first_llm_user_messages(llm_spans: list[Span]) -> list[Message] | None:
+def _first_llm_user_turn(llm_spans: list[Span]) -> list[Message] | None:
     for span in llm_spans:
-        messages = span.llm.input_messages if span.llm is not None else None
-        users = [message for message in messages or [] if message.role == "user"]
-        if users:
-            return users
+        turn = user_turn(span.llm.input_messages or []) if span.llm is not None else []
+        if turn:
+            return turn
     return None
+
+
+def user_turn(messages: list[Message]) -> list[Message]:
+    """The user's latest turn: the user messages with text after the last assistant message.
+    Earlier turns of a session the model was sent again are history, not this run's input, and
+    a user message holding only tool results (as Gemini and Pydantic AI send them) is no turn."""
+    turn: list[Message] = []
+    for message in messages:
+        if message.role == "assistant":
+            turn = []
+        elif message.role == "user" and message.text:
+            turn.append(message)
+    return turn
 
 
 def _last_assistant_text(messages: list[Message] | None) -> str | None:

@@ -38,9 +38,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+import orjson
 from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
+from trailcheck.ingest.frameworks import (
+    ADK_TOOL_CALL_ARGS,
+    ADK_TOOL_RESPONSE,
+    ADK_UNSPECIFIED_CALL_ID,
+    LangChainToolMessage,
+    adk_tool_value,
+    is_adk_merged_tools,
+    langchain_tool_message,
+)
 from trailcheck.ingest.genai_messages import (
     flattened_messages,
     json_kind,
@@ -95,6 +105,7 @@ _PROVIDER_KEYS: Final = (
     semconv.LLM_PROVIDER,
     semconv.LLM_SYSTEM,
 )
+_PYTHON_TRACEBACK: Final = "Traceback (most recent call last):"
 _INPUT_TOKEN_KEYS: Final = (semconv.GEN_AI_USAGE_INPUT_TOKENS, semconv.LLM_TOKEN_COUNT_PROMPT)
 _OUTPUT_TOKEN_KEYS: Final = (semconv.GEN_AI_USAGE_OUTPUT_TOKENS, semconv.LLM_TOKEN_COUNT_COMPLETION)
 
@@ -143,7 +154,10 @@ def span_kind(attributes: Mapping[str, Any]) -> SpanKind:
     """The kind of a span with these attributes."""
     operation = _text(attributes, semconv.GEN_AI_OPERATION_NAME)
     if operation is not None and operation in OPERATION_KINDS:
-        return OPERATION_KINDS[operation]
+        kind = OPERATION_KINDS[operation]
+        if kind == "tool" and is_adk_merged_tools(attributes, semconv.GEN_AI_TOOL_NAME):
+            return "other"
+        return kind
     openinference_kind = _text(attributes, semconv.OPENINFERENCE_SPAN_KIND)
     if openinference_kind is not None and openinference_kind in OPENINFERENCE_KINDS:
         return OPENINFERENCE_KINDS[openinference_kind]
@@ -192,14 +206,24 @@ def _first_text(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> str | N
 def _tool_invocation(raw: RawSpan) -> ToolInvocation:
     attributes = raw.attributes
     vendor_call = vendor_tool_call(attributes)
+    langchain = langchain_tool_message(attributes.get(semconv.OUTPUT_VALUE))
     return ToolInvocation(
         name=_tool_name(raw, vendor_call),
-        call_id=_first_text(attributes, (semconv.GEN_AI_TOOL_CALL_ID, semconv.TOOL_CALL_ID)),
+        call_id=_call_id(attributes, langchain),
         arguments=_tool_arguments(attributes, vendor_call),
-        result=_tool_result(attributes, vendor_call),
-        error=_tool_error(raw, vendor_call),
+        result=_tool_result(attributes, vendor_call, langchain),
+        error=_tool_error(raw, vendor_call, langchain),
         sequence=_sequence(attributes),
     )
+
+
+def _call_id(attributes: Mapping[str, Any], langchain: LangChainToolMessage | None) -> str | None:
+    call_id = _first_text(attributes, (semconv.GEN_AI_TOOL_CALL_ID, semconv.TOOL_CALL_ID))
+    if call_id == ADK_UNSPECIFIED_CALL_ID:
+        return None
+    if call_id is None and langchain is not None:
+        return langchain.tool_call_id
+    return call_id
 
 
 def _tool_name(raw: RawSpan, vendor_call: VendorToolCall | None) -> str:
@@ -224,28 +248,90 @@ def _tool_name(raw: RawSpan, vendor_call: VendorToolCall | None) -> str:
 def _tool_arguments(
     attributes: Mapping[str, Any], vendor_call: VendorToolCall | None
 ) -> dict[str, Any]:
-    for key in (semconv.GEN_AI_TOOL_CALL_ARGUMENTS, semconv.INPUT_VALUE):
-        if key in attributes:
-            return tool_arguments(attributes[key], f"attributes.{key}")
+    key = semconv.GEN_AI_TOOL_CALL_ARGUMENTS
+    if key in attributes:
+        return tool_arguments(attributes[key], f"attributes.{key}")
+    if semconv.INPUT_VALUE in attributes:
+        return _input_value_arguments(attributes)
+    adk_arguments = adk_tool_value(attributes, ADK_TOOL_CALL_ARGS)
+    if adk_arguments is not None:
+        return tool_arguments(adk_arguments, f"attributes.{ADK_TOOL_CALL_ARGS}")
     if vendor_call is not None and vendor_call.arguments is not None:
         return vendor_call.arguments
     return {}
 
 
-def _tool_result(attributes: Mapping[str, Any], vendor_call: VendorToolCall | None) -> Any:
-    for key in (semconv.GEN_AI_TOOL_CALL_RESULT, semconv.OUTPUT_VALUE):
-        if key in attributes:
-            return attributes[key]
+def _input_value_arguments(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """OpenInference records a TOOL span's arguments in ``input.value``: JSON when its MIME type
+    says so (then it must be an object), else often the bare value of a one-parameter tool
+    (``A-1001``), which names no parameter: the arguments are then not recorded as an object
+    (``{}``; the model's request supplies them, :mod:`trailcheck.trace.message_calls`), and the
+    text stays in the span's attributes."""
+    value = attributes[semconv.INPUT_VALUE]
+    field = f"attributes.{semconv.INPUT_VALUE}"
+    declared_json = attributes.get(semconv.INPUT_MIME_TYPE) == semconv.MIME_TYPE_JSON
+    if declared_json or not isinstance(value, str):
+        return tool_arguments(value, field)
+    try:
+        decoded = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return {}
+    return decoded if isinstance(decoded, dict) else {}
+
+
+def _tool_result(
+    attributes: Mapping[str, Any],
+    vendor_call: VendorToolCall | None,
+    langchain: LangChainToolMessage | None,
+) -> Any:
+    if semconv.GEN_AI_TOOL_CALL_RESULT in attributes:
+        return attributes[semconv.GEN_AI_TOOL_CALL_RESULT]
+    if langchain is not None:
+        return langchain.content
+    if semconv.OUTPUT_VALUE in attributes:
+        return attributes[semconv.OUTPUT_VALUE]
+    adk_result = adk_tool_value(attributes, ADK_TOOL_RESPONSE)
+    if adk_result is not None:
+        return adk_result
     return None if vendor_call is None else vendor_call.result
 
 
-def _tool_error(raw: RawSpan, vendor_call: VendorToolCall | None) -> str | None:
+def _tool_error(
+    raw: RawSpan, vendor_call: VendorToolCall | None, langchain: LangChainToolMessage | None
+) -> str | None:
+    """The error text of a failed call: the status message, else the recorded exception (type
+    and message), else ``error.type``. A status message that is a Python traceback dump (as
+    OpenInference's LangChain instrumentation writes) gives way to the exception event. Then a
+    LangChain tool message marked as an error gives its content; a vendor's error text last."""
     error_type = _text(raw.attributes, semconv.ERROR_TYPE)
-    if raw.status_code == "error" and raw.status_message:
-        return raw.status_message
-    if error_type is not None:
-        return error_type
+    if raw.status_code == "error" or error_type is not None:
+        status = raw.status_message if raw.status_code == "error" else None
+        exception = _exception_text(raw)
+        if status and (exception is None or _PYTHON_TRACEBACK not in status):
+            return status
+        if exception is not None:
+            return exception
+        if error_type is not None:
+            return error_type
+    if langchain is not None and langchain.failed:
+        return str(langchain.content)
     return None if vendor_call is None else vendor_call.error
+
+
+def _exception_text(raw: RawSpan) -> str | None:
+    """``Type: message`` of the span's last ``exception`` event (the type without its module)."""
+    for event in reversed(raw.events):
+        if event.name != semconv.EXCEPTION_EVENT:
+            continue
+        kind = event.attributes.get(semconv.EXCEPTION_TYPE)
+        message = event.attributes.get(semconv.EXCEPTION_MESSAGE)
+        kind = kind.rsplit(".", 1)[-1] if isinstance(kind, str) and kind else None
+        message = message if isinstance(message, str) and message else None
+        if kind and message:
+            return f"{kind}: {message}"
+        if kind or message:
+            return kind or message
+    return None
 
 
 def _sequence(attributes: Mapping[str, Any]) -> int | None:

@@ -160,8 +160,10 @@ def _message_from_parts(role: Role, parts: Any, field: str) -> Message:
         if part["type"] == PART_TOOL_CALL:
             tool_calls.append(_tool_call_part(part, path))
             continue
-        if part["type"] == PART_TEXT and not isinstance(part.get("content"), str):
-            raise RecordError("a text part needs string content", field=f"{path}.content")
+        # A text part without content is one whose content was not captured (the source's
+        # content capture is off); content that is there must be text.
+        if part["type"] == PART_TEXT and not isinstance(part.get("content", ""), str):
+            raise RecordError("a text part's content must be a string", field=f"{path}.content")
         if part["type"] == PART_TOOL_CALL_RESPONSE:
             response_ids.append(_optional_text(part.get("id"), f"{path}.id"))
         kept.append(part)
@@ -182,7 +184,7 @@ def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]] | None:
         return None
     if len(parts) == 1:
         only = parts[0]
-        if only["type"] == PART_TEXT:
+        if only["type"] == PART_TEXT and "content" in only:
             text: str = only["content"]
             return text
         if only["type"] == PART_TOOL_CALL_RESPONSE and isinstance(_tool_response(only), str):

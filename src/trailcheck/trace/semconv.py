@@ -60,6 +60,11 @@ GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
 # OpenTelemetry's general error attribute: the class of error an operation ended with.
 ERROR_TYPE = "error.type"
 
+# The span event OpenTelemetry records an exception as, and its attributes.
+EXCEPTION_EVENT = "exception"
+EXCEPTION_TYPE = "exception.type"
+EXCEPTION_MESSAGE = "exception.message"
+
 # --- OpenInference --------------------------------------------------------------------------
 
 # The kind of an OpenInference span, and its values (upper case, as the spec writes them).

@@ -1,0 +1,125 @@
+"""What particular frameworks write inside the standard attributes, read as what it means.
+
+The conventions say where a fact goes; some frameworks put a framework object there. Each shape
+below was seen in traces recorded from the real library (``tests/fixtures/real/``), and each is
+recognised by its own structure, never guessed from a name alone:
+
+- **LangChain tool message** (OpenInference's LangChain instrumentation): a TOOL span's
+  ``output.value`` is the serialised ``ToolMessage``, ``{"type": "tool", "data": {"content",
+  "tool_call_id", "status", ...}}``. The result is ``content``, the call id ``tool_call_id``, and
+  ``status: "error"`` marks a failed call.
+- **LangGraph state** (the same instrumentation): the root span's ``input.value`` is the state
+  the graph was invoked with, ``{"messages": [{"role": "user", "content": "..."}]}``, whose
+  messages are the run's input; its ``output.value`` is the final state, ``{"messages": [...,
+  {"type": "ai", "data": {"content": "..."}}]}``, whose last AI message's text is the answer.
+- **ADK merged tools** (Google ADK): after parallel calls ADK adds an ``execute_tool`` span named
+  for the tool ``(merged tools)`` that sums up the calls already recorded one span each; it is not
+  a call.
+- **ADK schema v1** (Google ADK's legacy telemetry, ``ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1``): a
+  tool span records its arguments in ``gcp.vertex.agent.tool_call_args`` and its result in
+  ``gcp.vertex.agent.tool_response`` (JSON text; ``{}`` when content capture is off).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+
+from trailcheck.ingest.genai_messages import ROLES
+from trailcheck.trace import Message
+
+ADK_MERGED_TOOLS: Final = "(merged tools)"
+ADK_TOOL_CALL_ARGS: Final = "gcp.vertex.agent.tool_call_args"
+ADK_TOOL_RESPONSE: Final = "gcp.vertex.agent.tool_response"
+# What ADK writes as gen_ai.tool.call.id when it has none (a tool that raised).
+ADK_UNSPECIFIED_CALL_ID: Final = "<not specified>"
+
+
+@dataclass(frozen=True, slots=True)
+class LangChainToolMessage:
+    """A LangChain ``ToolMessage`` as a tool span's output records it."""
+
+    content: Any
+    tool_call_id: str | None
+    failed: bool
+
+
+def langchain_tool_message(value: Any) -> LangChainToolMessage | None:
+    """The ToolMessage a TOOL span's ``output.value`` holds; ``None`` for any other value."""
+    data = _typed_data(value, "tool")
+    if data is None or "content" not in data:
+        return None
+    call_id = data.get("tool_call_id")
+    return LangChainToolMessage(
+        content=data["content"],
+        tool_call_id=call_id if isinstance(call_id, str) else None,
+        failed=data.get("status") == "error",
+    )
+
+
+def langgraph_answer(value: Any) -> str | None:
+    """The text of the last AI message of a LangGraph state in a root's ``output.value``."""
+    state = _json(value)
+    if not isinstance(state, dict) or not isinstance(state.get("messages"), list):
+        return None
+    messages = state["messages"]
+    if not messages:
+        return None
+    data = _typed_data(messages[-1], "ai")
+    content = None if data is None else data.get("content")
+    return content if isinstance(content, str) and content else None
+
+
+def langgraph_input(value: str | None) -> list[Message] | None:
+    """The messages of a LangGraph input state in a root's ``input.value``; ``None`` for any
+    other value, and for a state whose messages are not all ``{"role", "content"}`` text."""
+    state = _json(value)
+    if not isinstance(state, dict) or set(state) != {"messages"}:
+        return None
+    items = state["messages"]
+    if not isinstance(items, list) or not items:
+        return None
+    messages: list[Message] = []
+    for item in items:
+        if not isinstance(item, dict) or set(item) != {"role", "content"}:
+            return None
+        role, content = item["role"], item["content"]
+        if role not in ROLES or not isinstance(content, str):
+            return None
+        messages.append(Message(role=role, content=content))
+    return messages
+
+
+def is_adk_merged_tools(attributes: Mapping[str, Any], tool_name_key: str) -> bool:
+    """Whether a tool span is ADK's summary of parallel calls rather than a call."""
+    return attributes.get(tool_name_key) == ADK_MERGED_TOOLS
+
+
+def adk_tool_value(attributes: Mapping[str, Any], key: str) -> Any:
+    """An ADK v1 tool attribute's value; ``None`` when absent or elided (``{}`` without content)."""
+    value = attributes.get(key)
+    if value is None or value == "{}" or value == "N/A":
+        return None
+    return value
+
+
+def _typed_data(value: Any, expected_type: str) -> dict[str, Any] | None:
+    message = _json(value)
+    if not isinstance(message, dict) or message.get("type") != expected_type:
+        return None
+    data = message.get("data")
+    return data if isinstance(data, dict) else None
+
+
+def _json(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    if not value.startswith("{"):
+        return None
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return None
