@@ -463,7 +463,6 @@ def test_a_broken_first_line_is_reported_there_and_the_other_lines_are_read() ->
     ("line", "found"),
     [
         (b'{"resourceMetrics": [{"scopeMetrics": []}]}', "found keys 'resourceMetrics'"),
-        (b'{"resourceLogs": []}', "found keys 'resourceLogs'"),
         (b"{}", "it is an empty object"),
     ],
 )
@@ -636,3 +635,12 @@ def test_a_source_attribute_under_a_reserved_name_must_agree() -> None:
 def test_raw_spans_carry_their_source() -> None:
     (raw,), _ = raw_spans(document(span()))
     assert (raw.source, raw.line) == ("in.json", 1)
+
+
+def test_a_logs_document_in_a_collector_file_is_read_and_withholds_no_trace() -> None:
+    # The collector's file exporter can write both signals to one file; the logs line holds no
+    # GenAI event here, so it only adds nothing.
+    data = b"\n".join([document(span()), b'{"resourceLogs": []}', document(span(trace_id=TRACE_B))])
+    imported, rejections = traces(data)
+    assert [trace.trace_id for trace in imported] == [TRACE_A, TRACE_B]
+    assert rejections == []

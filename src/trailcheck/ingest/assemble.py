@@ -6,12 +6,12 @@ Trace-level fields, each from the first source that records it:
 - ``input``: the root span's input messages (when they hold a user turn), else its
   ``input.value`` (text; a LangGraph state ``{"messages": [...]}`` gives its messages); else a
   vendor run summary; else the user's latest turn in the first llm span (in start order) that
-  has one: the user messages with text after the last assistant message, so a session's earlier
-  turns sent again as history are not this run's input.
+  has one: its last run of user messages with text, so a session's earlier turns sent again as
+  history are not this run's input.
 - ``final_output``: the last assistant text of the root span's output messages, else its
   ``output.value`` (as recorded; a LangGraph state gives its last AI message's text); else a
-  vendor run summary; else the last assistant text of the last llm span that records output
-  messages.
+  vendor run summary; else the last assistant text of the last llm span whose output messages
+  hold text or tool calls (a span whose content was not captured is passed over).
 - ``state_before`` / ``state_after``: vendor attributes of the root span (no standard
   convention records environment state).
 - ``metadata``: ``agent_name`` (``gen_ai.agent.name``, ``agent.name``, or an agent span's name
@@ -207,15 +207,18 @@ def _first_llm_user_turn(llm_spans: list[Span]) -> list[Message] | None:
 
 
 def user_turn(messages: list[Message]) -> list[Message]:
-    """The user's latest turn: the user messages with text after the last assistant message.
-    Earlier turns of a session the model was sent again are history, not this run's input, and
-    a user message holding only tool results (as Gemini and Pydantic AI send them) is no turn."""
+    """The user's latest turn: the last run of user messages with text (a user message holding
+    only tool results, as Gemini and Pydantic AI send them, is not one). Earlier turns of a
+    session, sent to the model again as history, are not this run's input."""
     turn: list[Message] = []
+    in_turn = False
     for message in messages:
-        if message.role == "assistant":
-            turn = []
-        elif message.role == "user" and message.text:
+        if message.role == "user" and message.text:
+            if not in_turn:
+                turn, in_turn = [], True
             turn.append(message)
+        elif message.role != "system":
+            in_turn = False
     return turn
 
 
@@ -227,12 +230,14 @@ def _last_assistant_text(messages: list[Message] | None) -> str | None:
 
 
 def _last_llm_output_text(llm_spans: list[Span]) -> str | None:
-    with_output = [s for s in llm_spans if s.llm is not None and s.llm.output_messages is not None]
-    if not with_output:
-        return None
-    last = with_output[-1].llm
-    assert last is not None  # filtered above
-    return _last_assistant_text(last.output_messages)
+    """The last assistant text of the last llm span whose output was captured: a span whose
+    output messages hold neither text nor tool calls (content not recorded) does not hide an
+    earlier one, but one that asked for tools last ends the run without an answer."""
+    for span in reversed(llm_spans):
+        outputs = span.llm.output_messages if span.llm is not None else None
+        if outputs and any(message.text or message.tool_calls for message in outputs):
+            return _last_assistant_text(outputs)
+    return None
 
 
 def _metadata(

@@ -22,7 +22,10 @@ Where several conventions could record a fact, the first that does supplies it:
   ``llm.provider``, ``llm.system``; tokens from ``gen_ai.usage.*_tokens``, ``llm.token_count.*``;
   messages from ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (with
   ``gen_ai.system_instructions`` as a leading system message), else OpenInference's flattened
-  ``llm.input_messages`` / ``llm.output_messages``.
+  ``llm.input_messages`` / ``llm.output_messages``, else Google ADK's v1 request and response
+  (:mod:`trailcheck.ingest.frameworks`), else the span's GenAI events, which may be log records
+  joined to it (:mod:`trailcheck.ingest.genai_events`). ADK v1's ``call_llm`` span is an llm
+  span.
 
 The source's attributes stay on the span verbatim, with what OTLP records beside them (span kind,
 links, trace state, dropped counts, scope) added under reserved ``otel.*`` names; a source
@@ -35,7 +38,7 @@ repaired or dropped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import orjson
@@ -43,14 +46,17 @@ from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.frameworks import (
+    ADK_LLM_REQUEST,
     ADK_TOOL_CALL_ARGS,
     ADK_TOOL_RESPONSE,
     ADK_UNSPECIFIED_CALL_ID,
     LangChainToolMessage,
+    adk_messages,
     adk_tool_value,
     is_adk_merged_tools,
     langchain_tool_message,
 )
+from trailcheck.ingest.genai_events import event_message_attributes, per_message_events
 from trailcheck.ingest.genai_messages import (
     flattened_messages,
     json_kind,
@@ -65,6 +71,7 @@ from trailcheck.trace import (
     Message,
     ModelInvocation,
     Span,
+    SpanEvent,
     SpanKind,
     Status,
     ToolInvocation,
@@ -128,7 +135,7 @@ def map_span(raw: RawSpan, source: str) -> Span:
 def _span(raw: RawSpan) -> Span:
     attributes = with_reserved(raw.attributes, otel_attributes(raw), "attributes")
     kind = span_kind(attributes)
-    input_messages, output_messages = recorded_messages(attributes)
+    input_messages, output_messages = span_messages(attributes, raw.events)
     try:
         return Span(
             trace_id=raw.trace_id,
@@ -161,29 +168,52 @@ def span_kind(attributes: Mapping[str, Any]) -> SpanKind:
     openinference_kind = _text(attributes, semconv.OPENINFERENCE_SPAN_KIND)
     if openinference_kind is not None and openinference_kind in OPENINFERENCE_KINDS:
         return OPENINFERENCE_KINDS[openinference_kind]
+    if ADK_LLM_REQUEST in attributes:
+        return "llm"  # ADK v1's call_llm span: a model call, recorded its own way
     return "other"
 
 
 def recorded_messages(
-    attributes: Mapping[str, Any],
+    attributes: Mapping[str, Any], where: str = "attributes"
 ) -> tuple[list[Message] | None, list[Message] | None]:
-    """The input and output messages a span records, each ``None`` when it records none."""
-    inputs = _messages(attributes, semconv.GEN_AI_INPUT_MESSAGES, semconv.LLM_INPUT_MESSAGES)
+    """The input and output messages a span records, each ``None`` when it records none.
+    ``where`` names the attributes in errors (an event's: ``events[2].attributes``)."""
+    inputs = _messages(attributes, semconv.GEN_AI_INPUT_MESSAGES, semconv.LLM_INPUT_MESSAGES, where)
     if semconv.GEN_AI_SYSTEM_INSTRUCTIONS in attributes:
         instructions = system_instructions_message(
             attributes[semconv.GEN_AI_SYSTEM_INSTRUCTIONS],
-            f"attributes.{semconv.GEN_AI_SYSTEM_INSTRUCTIONS}",
+            f"{where}.{semconv.GEN_AI_SYSTEM_INSTRUCTIONS}",
         )
         inputs = [instructions, *(inputs or [])]
-    outputs = _messages(attributes, semconv.GEN_AI_OUTPUT_MESSAGES, semconv.LLM_OUTPUT_MESSAGES)
+    outputs = _messages(
+        attributes, semconv.GEN_AI_OUTPUT_MESSAGES, semconv.LLM_OUTPUT_MESSAGES, where
+    )
     return inputs, outputs
 
 
+def span_messages(
+    attributes: Mapping[str, Any], events: Sequence[SpanEvent]
+) -> tuple[list[Message] | None, list[Message] | None]:
+    """A span's messages: from its attributes, else from its GenAI events (span events or log
+    records joined to it, :mod:`trailcheck.ingest.genai_events`)."""
+    inputs, outputs = recorded_messages(attributes)
+    if inputs is None and outputs is None:
+        inputs, outputs = adk_messages(attributes)
+    if inputs is not None or outputs is not None or not events:
+        return inputs, outputs
+    details = event_message_attributes(events)
+    if details is not None:
+        inputs, outputs = recorded_messages(*details)
+        if inputs is not None or outputs is not None:
+            return inputs, outputs
+    return per_message_events(events)
+
+
 def _messages(
-    attributes: Mapping[str, Any], genai_key: str, flattened_prefix: str
+    attributes: Mapping[str, Any], genai_key: str, flattened_prefix: str, where: str
 ) -> list[Message] | None:
     if genai_key in attributes:
-        return messages_from_json(attributes[genai_key], f"attributes.{genai_key}")
+        return messages_from_json(attributes[genai_key], f"{where}.{genai_key}")
     return flattened_messages(attributes, flattened_prefix)
 
 

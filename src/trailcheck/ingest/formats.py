@@ -9,13 +9,13 @@ from typing import BinaryIO
 
 from trailcheck.errors import InputError, UsageError
 from trailcheck.ingest.openai_messages import looks_like_openai_messages, read_openai_messages
-from trailcheck.ingest.otlp_json import looks_like_otlp_json, read_otlp_json, read_otlp_json_spans
+from trailcheck.ingest.otlp_json import looks_like_otlp_json, read_otlp_json, read_otlp_json_items
 from trailcheck.ingest.otlp_proto import (
     looks_like_otlp_proto,
     read_otlp_proto,
-    read_otlp_proto_spans,
+    read_otlp_proto_items,
 )
-from trailcheck.ingest.records import ImportItem, RawSpan, Rejection
+from trailcheck.ingest.records import ImportItem, SpanItem
 from trailcheck.ingest.span_jsonl import (
     looks_like_span_jsonl,
     read_span_jsonl,
@@ -34,8 +34,9 @@ UTF8_BOM = b"\xef\xbb\xbf"
 class TraceFormat:
     """A readable format: its CLI name, how to recognise it and how to read it.
 
-    A span-based format also has ``read_spans``, its spans before assembly into traces, so an
-    import can assemble the spans of several files together (a trace may be split across them);
+    A span-based format also has ``read_spans``, its spans (and GenAI log events) before
+    assembly into traces, so an import can assemble the spans of several files together (a
+    trace may be split across them, its log records in a file of their own);
     ``read`` is then those spans assembled, for one file on its own.
     """
 
@@ -43,7 +44,7 @@ class TraceFormat:
     description: str
     looks_like: Callable[[bytes], bool]
     read: Callable[[BinaryIO, str], Iterator[ImportItem]]
-    read_spans: Callable[[BinaryIO, str], Iterator[RawSpan | Rejection]] | None = None
+    read_spans: Callable[[BinaryIO, str], Iterator[SpanItem]] | None = None
 
 
 # Detection tries these in order; the binary protobuf check comes last because it is the loosest.
@@ -65,10 +66,10 @@ FORMATS: tuple[TraceFormat, ...] = (
     ),
     TraceFormat(
         "otlp-json",
-        "OTLP/JSON ExportTraceServiceRequest, or the collector's file exporter (one per line)",
+        "OTLP/JSON trace (and log) exports, or the collector's file exporter (one per line)",
         looks_like_otlp_json,
         read_otlp_json,
-        read_otlp_json_spans,
+        read_otlp_json_items,
     ),
     TraceFormat(
         "tau-bench",
@@ -87,7 +88,7 @@ FORMATS: tuple[TraceFormat, ...] = (
         "OTLP protobuf ExportTraceServiceRequest bytes",
         looks_like_otlp_proto,
         read_otlp_proto,
-        read_otlp_proto_spans,
+        read_otlp_proto_items,
     ),
 )
 

@@ -17,7 +17,13 @@ recognised by its own structure, never guessed from a name alone:
   a call.
 - **ADK schema v1** (Google ADK's legacy telemetry, ``ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1``): a
   tool span records its arguments in ``gcp.vertex.agent.tool_call_args`` and its result in
-  ``gcp.vertex.agent.tool_response`` (JSON text; ``{}`` when content capture is off).
+  ``gcp.vertex.agent.tool_response``; the ``call_llm`` span, a model call, records the Gemini
+  request in ``gcp.vertex.agent.llm_request`` (``config.system_instruction`` and ``contents``)
+  and the reply in ``gcp.vertex.agent.llm_response`` (``content``). All are JSON text, ``{}``
+  when content capture is off. Gemini content (``{"role": "user" | "model", "parts": [{"text"},
+  {"function_call": {"id", "name", "args"}}, {"function_response": {"id", "name",
+  "response"}}]}``) is read as GenAI parts: ``model`` is the assistant, and a user content of
+  function responses only is a tool message.
 """
 
 from __future__ import annotations
@@ -28,12 +34,16 @@ from typing import Any, Final
 
 import orjson
 
-from trailcheck.ingest.genai_messages import ROLES
+from trailcheck.errors import RecordError
+from trailcheck.ingest.genai_messages import ROLES, json_kind, json_object, message_from_json
 from trailcheck.trace import Message
+from trailcheck.trace.semconv import PART_TEXT, PART_TOOL_CALL, PART_TOOL_CALL_RESPONSE
 
 ADK_MERGED_TOOLS: Final = "(merged tools)"
 ADK_TOOL_CALL_ARGS: Final = "gcp.vertex.agent.tool_call_args"
 ADK_TOOL_RESPONSE: Final = "gcp.vertex.agent.tool_response"
+ADK_LLM_REQUEST: Final = "gcp.vertex.agent.llm_request"
+ADK_LLM_RESPONSE: Final = "gcp.vertex.agent.llm_response"
 # What ADK writes as gen_ai.tool.call.id when it has none (a tool that raised).
 ADK_UNSPECIFIED_CALL_ID: Final = "<not specified>"
 
@@ -123,3 +133,72 @@ def _json(value: Any) -> Any:
         return orjson.loads(value)
     except orjson.JSONDecodeError:
         return None
+
+
+def adk_messages(
+    attributes: Mapping[str, Any],
+) -> tuple[list[Message] | None, list[Message] | None]:
+    """The input and output messages of an ADK v1 ``call_llm`` span; ``(None, None)`` when it
+    records none (not ADK, or content capture off)."""
+    request = adk_tool_value(attributes, ADK_LLM_REQUEST)
+    response = adk_tool_value(attributes, ADK_LLM_RESPONSE)
+    inputs = None if request is None else _adk_request_messages(request)
+    outputs = None if response is None else _adk_response_messages(response)
+    return inputs, outputs
+
+
+def _adk_request_messages(value: Any) -> list[Message] | None:
+    field = f"attributes.{ADK_LLM_REQUEST}"
+    request = json_object(value, field, "an ADK model request")
+    messages: list[Message] = []
+    config = request.get("config")
+    instruction = config.get("system_instruction") if isinstance(config, dict) else None
+    if isinstance(instruction, str) and instruction:
+        messages.append(Message(role="system", content=instruction))
+    contents = request.get("contents")
+    if not isinstance(contents, list):
+        return messages or None
+    for index, content in enumerate(contents):
+        messages.append(_gemini_message(content, f"{field}.contents[{index}]"))
+    return messages
+
+
+def _adk_response_messages(value: Any) -> list[Message] | None:
+    field = f"attributes.{ADK_LLM_RESPONSE}"
+    response = json_object(value, field, "an ADK model response")
+    content = response.get("content")
+    return None if content is None else [_gemini_message(content, f"{field}.content")]
+
+
+def _gemini_message(content: Any, field: str) -> Message:
+    if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
+        raise RecordError("a Gemini content must be an object with a parts array", field=field)
+    parts = [_gemini_part(part, f"{field}.parts[{i}]") for i, part in enumerate(content["parts"])]
+    role = "assistant" if content.get("role") == "model" else content.get("role")
+    if role == "user" and parts and all(p["type"] == PART_TOOL_CALL_RESPONSE for p in parts):
+        role = "tool"
+    return message_from_json({"role": role, "parts": parts}, field)
+
+
+def _gemini_part(part: Any, field: str) -> dict[str, Any]:
+    if not isinstance(part, dict):
+        raise RecordError(f"a Gemini part must be an object, not {json_kind(part)}", field=field)
+    call = part.get("function_call")
+    if isinstance(call, dict):
+        return {
+            "type": PART_TOOL_CALL,
+            "id": call.get("id"),
+            "name": call.get("name"),
+            "arguments": call.get("args"),
+        }
+    answer = part.get("function_response")
+    if isinstance(answer, dict):
+        return {
+            "type": PART_TOOL_CALL_RESPONSE,
+            "id": answer.get("id"),
+            "response": answer.get("response"),
+        }
+    if isinstance(part.get("text"), str):
+        return {"type": PART_TEXT, "content": part["text"]}
+    # Another kind of part (inline data, code): kept as it is, typed by its key.
+    return {"type": next(iter(part), "unknown"), **part}

@@ -108,6 +108,11 @@ def messages_from_json(value: Any, field: str) -> list[Message]:
     return [_message(item, f"{field}[{index}]") for index, item in enumerate(decoded)]
 
 
+def message_from_json(item: Any, field: str) -> Message:
+    """One message of either GenAI shape (an object), errors naming ``field``."""
+    return _message(item, field)
+
+
 def system_instructions_message(value: Any, field: str) -> Message:
     """``gen_ai.system_instructions`` (a JSON array of parts) as one system Message."""
     decoded = decode_json(value, field)

@@ -29,7 +29,8 @@ from trailcheck.ingest.formats import (
     get_format,
     skip_byte_order_mark,
 )
-from trailcheck.ingest.records import ImportItem, RawSpan, Rejection
+from trailcheck.ingest.log_join import LogTally, join_log_events
+from trailcheck.ingest.records import ImportItem, Rejection, SpanItem
 from trailcheck.ingest.span_pool import SpanPool, pool_spans
 from trailcheck.trace import Trace
 
@@ -41,6 +42,7 @@ class ImportSummary:
     imported: int = 0
     rejections: list[Rejection] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    logs: LogTally = field(default_factory=LogTally)
 
     @property
     def rejected(self) -> int:
@@ -77,7 +79,7 @@ def iter_import(
     """
     resolved = [(path, _resolve_format(path, format_name)) for path in paths]
     first_seen: dict[str, str] = {}
-    pooled: list[RawSpan | Rejection] = []
+    pooled: list[SpanItem] = []
     span_files: list[str] = []
     for path, fmt in resolved:
         source = str(path)
@@ -97,13 +99,14 @@ def iter_import(
 
 
 def _pooled_traces(
-    items: list[RawSpan | Rejection],
+    items: list[SpanItem],
     files: str,
     first_seen: dict[str, str],
     summary: ImportSummary,
 ) -> Iterator[Trace]:
-    """The traces of the span-based files, assembled together."""
-    pool = pool_spans(items, files)
+    """The traces of the span-based files, assembled together, with the GenAI log events of
+    any of them joined to their spans."""
+    pool = pool_spans(join_log_events(items, summary.logs), files)
     for item in assemble_complete_traces(pool.items, files):
         if isinstance(item, Rejection):
             summary.rejections.append(item)

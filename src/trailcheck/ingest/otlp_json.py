@@ -30,7 +30,9 @@ from typing import Any, BinaryIO, Final
 from trailcheck.errors import RecordError
 from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans
 from trailcheck.ingest.json_records import JsonRecord, read_json_records
+from trailcheck.ingest.log_join import join_log_events
 from trailcheck.ingest.otel_attributes import event_attributes
+from trailcheck.ingest.otlp_logs import decode_otlp_logs_json
 from trailcheck.ingest.otlp_values import (
     JSON_SYNTAX,
     SPAN_ID_BYTES,
@@ -50,15 +52,16 @@ from trailcheck.ingest.otlp_values import (
     span_times,
     status_code,
 )
-from trailcheck.ingest.records import RawSpan, Rejection, SpanLink
+from trailcheck.ingest.records import IgnoredLogs, LogEvent, RawSpan, Rejection, SpanItem, SpanLink
 from trailcheck.trace import SpanEvent, Trace
 
 __all__ = [
     "decode_otlp_json",
+    "decode_otlp_json_items",
     "decode_otlp_json_spans",
     "looks_like_otlp_json",
     "read_otlp_json",
-    "read_otlp_json_spans",
+    "read_otlp_json_items",
 ]
 
 # The top-level fields of the other OTLP signals' export requests: a document with only these
@@ -69,8 +72,8 @@ _OTHER_SIGNALS: Final = frozenset(
 
 
 def looks_like_otlp_json(head: bytes) -> bool:
-    """True when the first bytes of an input look like OTLP/JSON trace export(s)."""
-    return head.lstrip()[:1] == b"{" and b'"resourceSpans"' in head
+    """True when the first bytes of an input look like OTLP/JSON trace or log export(s)."""
+    return head.lstrip()[:1] == b"{" and (b'"resourceSpans"' in head or b'"resourceLogs"' in head)
 
 
 def read_otlp_json(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
@@ -78,28 +81,49 @@ def read_otlp_json(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]
     return decode_otlp_json(stream.read(), source)
 
 
-def read_otlp_json_spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | Rejection]:
-    """The spans of an OTLP/JSON file, as :func:`decode_otlp_json_spans` gives them."""
-    return decode_otlp_json_spans(stream.read(), source)
+def read_otlp_json_items(stream: BinaryIO, source: str) -> Iterator[SpanItem]:
+    """The spans and GenAI log events of an OTLP/JSON file: :func:`decode_otlp_json_items`."""
+    return decode_otlp_json_items(stream.read(), source)
 
 
 def decode_otlp_json(data: bytes, source: str) -> Iterator[Trace | Rejection]:
-    """The traces of OTLP/JSON bytes, such as the body of an OTLP/HTTP request."""
-    return assemble_complete_traces(decode_otlp_json_spans(data, source), source)
+    """The traces of OTLP/JSON bytes, with the GenAI log events among them joined to their
+    spans."""
+    return assemble_complete_traces(join_log_events(decode_otlp_json_items(data, source)), source)
 
 
 def decode_otlp_json_spans(data: bytes, source: str) -> Iterator[RawSpan | Rejection]:
-    """Every span of OTLP/JSON bytes, in input order, or a Rejection where one cannot be read.
-    Each RawSpan carries ``source`` and its line.
+    """Every span of OTLP/JSON trace export bytes (such as the body of an OTLP/HTTP request to
+    ``/v1/traces``), in input order, or a Rejection where one cannot be read. Each RawSpan
+    carries ``source`` and its line. A logs document is rejected as not a trace export.
 
     A Rejection's ``trace_id`` names the trace that lost the span(s); it is ``None`` when the
     lost spans' traces cannot be known (an unreadable line, an unreadable trace id).
     """
+    for item in _decode(data, source, logs=False):
+        assert not isinstance(item, LogEvent | IgnoredLogs)  # logs=False decodes no logs
+        yield item
+
+
+def decode_otlp_json_items(data: bytes, source: str) -> Iterator[SpanItem]:
+    """Every span of OTLP/JSON bytes, and the GenAI log events of any logs export among them
+    (a collector file may hold both signals, one document per line;
+    :mod:`trailcheck.ingest.otlp_logs`)."""
+    return _decode(data, source, logs=True)
+
+
+def _decode(data: bytes, source: str, *, logs: bool) -> Iterator[SpanItem]:
     for record in read_json_records(data, source, array_is_one_record=_always):
         if isinstance(record, Rejection):
             yield record
+        elif logs and isinstance(record.value, dict) and _is_logs_export(record.value):
+            yield from decode_otlp_logs_json(record.value, source, record.start_line())
         else:
             yield from _decode_document(record, source)
+
+
+def _is_logs_export(document: dict[str, Any]) -> bool:
+    return "resourceLogs" in document and "resourceSpans" not in document
 
 
 def _always(_: list[Any]) -> bool:

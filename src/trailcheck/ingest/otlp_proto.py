@@ -21,8 +21,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans
+from trailcheck.ingest.log_join import join_log_events
 from trailcheck.ingest.otel_attributes import event_attributes
 from trailcheck.ingest.otlp_json import looks_like_otlp_json
+from trailcheck.ingest.otlp_logs import decode_otlp_logs_proto
 from trailcheck.ingest.otlp_values import (
     PROTO_SYNTAX,
     SPAN_ID_BYTES,
@@ -34,15 +36,17 @@ from trailcheck.ingest.otlp_values import (
     span_times,
     status_code,
 )
-from trailcheck.ingest.records import RawSpan, Rejection, SpanLink
+from trailcheck.ingest.records import RawSpan, Rejection, SpanItem, SpanLink
 from trailcheck.trace import SpanEvent, Trace
 
 __all__ = [
     "decode_otlp_proto",
+    "decode_otlp_proto_items",
     "decode_otlp_proto_spans",
+    "holds_log_records",
     "looks_like_otlp_proto",
     "read_otlp_proto",
-    "read_otlp_proto_spans",
+    "read_otlp_proto_items",
 ]
 
 # Protobuf tags (field number << 3 | wire type 2, length-delimited): ExportTraceServiceRequest has
@@ -72,18 +76,39 @@ def looks_like_otlp_proto(head: bytes) -> bool:
 
 
 def read_otlp_proto(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
-    """The traces of a file holding one serialized ``ExportTraceServiceRequest``."""
+    """The traces of a file holding one serialized ``ExportTraceServiceRequest`` (a file of log
+    records alone holds none)."""
     return decode_otlp_proto(stream.read(), source)
 
 
-def read_otlp_proto_spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | Rejection]:
-    """The spans of a protobuf file, as :func:`decode_otlp_proto_spans` gives them."""
-    return decode_otlp_proto_spans(stream.read(), source)
+def read_otlp_proto_items(stream: BinaryIO, source: str) -> Iterator[SpanItem]:
+    """The spans, or GenAI log events, of a protobuf file: :func:`decode_otlp_proto_items`."""
+    return decode_otlp_proto_items(stream.read(), source)
 
 
 def decode_otlp_proto(data: bytes, source: str) -> Iterator[Trace | Rejection]:
     """The traces of protobuf bytes, such as the body of an OTLP/HTTP request."""
-    return assemble_complete_traces(decode_otlp_proto_spans(data, source), source)
+    return assemble_complete_traces(join_log_events(decode_otlp_proto_items(data, source)), source)
+
+
+def decode_otlp_proto_items(data: bytes, source: str) -> Iterator[SpanItem]:
+    """The spans of an ``ExportTraceServiceRequest``, or the GenAI log events of an
+    ``ExportLogsServiceRequest`` (:mod:`trailcheck.ingest.otlp_logs`), told apart by the first
+    record's first field: a span starts with its trace id, a log record never does."""
+    if holds_log_records(data):
+        return decode_otlp_logs_proto(data, source)
+    return decode_otlp_proto_spans(data, source)
+
+
+def holds_log_records(data: bytes) -> bool:
+    """Whether protobuf bytes of an OTLP export hold log records rather than spans. The two
+    requests nest alike (resource, then scope, then records, each as field 2), so the answer is
+    in the first record: a Span's first field is trace_id (field 1, bytes: tag 0x0A); a
+    LogRecord's field 1 is a fixed64 time, and it writes none of its fields with that tag."""
+    resource = _field(data, 0x0A)
+    scope = None if resource is None else _field(resource, 0x12)
+    record = None if scope is None else _field(scope, 0x12)
+    return record is not None and record[:1] != b"\x0a"
 
 
 def decode_otlp_proto_spans(data: bytes, source: str) -> Iterator[RawSpan | Rejection]:
@@ -222,6 +247,36 @@ def _varint(data: bytes, position: int) -> tuple[int, int] | None:
         if not byte & 0x80:
             return value, position
         shift += 7
+    return None
+
+
+def _field(data: bytes, tag: int) -> bytes | None:
+    """The bytes of the first length-delimited field with ``tag``; ``None`` when there is none
+    or the data is cut off first. Fields of other wire types are skipped."""
+    position = 0
+    while position < len(data):
+        header = _varint(data, position)
+        if header is None:
+            return None
+        key, position = header
+        wire_type = key & 0x7
+        if wire_type == 0:
+            found = _varint(data, position)
+            if found is None:
+                return None
+            position = found[1]
+        elif wire_type in (1, 5):
+            position += 8 if wire_type == 1 else 4
+        elif wire_type == 2:
+            found = _varint(data, position)
+            if found is None:
+                return None
+            length, start = found
+            if key == tag:
+                return data[start : start + length]
+            position = start + length
+        else:
+            return None
     return None
 
 

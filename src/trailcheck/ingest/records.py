@@ -54,6 +54,28 @@ class Rejection:
 ImportItem = Trace | Rejection
 
 
+@dataclass(frozen=True, slots=True)
+class LogEvent:
+    """A GenAI event log record (``gen_ai.*``) read as an event of the span it names; it is
+    joined to that span before assembly (:mod:`trailcheck.ingest.log_join`)."""
+
+    trace_id: str
+    span_id: str
+    event: SpanEvent
+    source: str
+    line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoredLogs:
+    """Log records of one export that were read and set aside: ``other`` records are not GenAI
+    events; ``unlinked`` ones are, but name no span to join."""
+
+    source: str
+    other: int = 0
+    unlinked: int = 0
+
+
 OtelSpanKind = Literal["internal", "server", "client", "producer", "consumer"]
 
 
@@ -125,3 +147,7 @@ def validation_record_error(error: ValidationError) -> RecordError:
         message += f" (and {len(problems) - 1} more problem(s))"
     location = ".".join(str(part) for part in first["loc"])
     return RecordError(message, field=location or None)
+
+
+# What a span-based reader yields, before log events are joined to their spans.
+SpanItem = RawSpan | LogEvent | IgnoredLogs | Rejection

@@ -124,6 +124,17 @@ MESSAGE_CONTENT_TEXT = "message_content.text"
 SESSION_ID = "session.id"
 AGENT_NAME = "agent.name"
 
+# --- OTLP log records kept as span events ---------------------------------------------------
+
+# A GenAI event log record joined to its span is kept as an event of that span: its attributes
+# as they were, and these reserved names for what a log record has beside them.
+OTEL_LOG_BODY = "otel.log.body"
+OTEL_LOG_SEVERITY_NUMBER = "otel.log.severity_number"
+OTEL_LOG_SEVERITY_TEXT = "otel.log.severity_text"
+# Older producers name a log record's event in this attribute instead of the EventName field.
+EVENT_NAME = "event.name"
+GEN_AI_EVENT_PREFIX = "gen_ai."
+
 # --- trailcheck -----------------------------------------------------------------------------
 
 # Explicit order of a tool call, for calls whose start times tie.

@@ -1,0 +1,105 @@
+"""A model call's messages from its GenAI events, for spans that record none in attributes.
+
+Where an instrumentation records content as events (span events, or log records joined to the
+span, :mod:`trailcheck.ingest.otlp_logs`), two shapes exist:
+
+- **one event per call**, ``gen_ai.client.inference.operation.details`` (current conventions):
+  its attributes hold ``gen_ai.input.messages``, ``gen_ai.output.messages`` and
+  ``gen_ai.system_instructions`` exactly as a span would, read the same way;
+- **one event per message** (conventions up to 1.36): ``gen_ai.system.message``,
+  ``gen_ai.user.message``, ``gen_ai.assistant.message`` (``content`` and OpenAI-style
+  ``tool_calls``), ``gen_ai.tool.message`` (``content`` and the answered call's ``id``) in the
+  order of the conversation, then one ``gen_ai.choice`` per output (``index``, ``message``). The
+  body holds the fields; the event name gives the role unless the body says it.
+
+Content that was not captured is absent, and stays absent: a body without ``content`` gives a
+message without content, a tool call without ``arguments`` has none. Google ADK writes
+``<elided>`` for content it did not capture; that is read as absent too. Errors name the event:
+``events[3].attributes.otel.log.body.tool_calls[0].function.name``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from trailcheck.errors import RecordError
+from trailcheck.ingest.genai_messages import json_kind, message_from_json
+from trailcheck.trace import Message, SpanEvent, semconv
+
+OPERATION_DETAILS_EVENT: Final = "gen_ai.client.inference.operation.details"
+CHOICE_EVENT: Final = "gen_ai.choice"
+MESSAGE_EVENT_ROLES: Final = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+# What Google ADK writes in place of content it did not capture.
+ADK_ELIDED: Final = "<elided>"
+
+Messages = tuple[list[Message] | None, list[Message] | None]
+
+
+def event_message_attributes(events: Sequence[SpanEvent]) -> tuple[dict[str, Any], str] | None:
+    """The message attributes of the last operation-details event, and its attributes' path;
+    ``None`` when no event is one."""
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].name == OPERATION_DETAILS_EVENT:
+            return events[index].attributes, f"events[{index}].attributes"
+    return None
+
+
+def per_message_events(events: Sequence[SpanEvent]) -> Messages:
+    """Input and output messages from per-message events; ``(None, None)`` when there are
+    none."""
+    inputs: list[Message] = []
+    choices: list[tuple[int, int, Message]] = []
+    for index, event in enumerate(events):
+        path = f"events[{index}].attributes.{semconv.OTEL_LOG_BODY}"
+        body = _body(event, path)
+        if event.name in MESSAGE_EVENT_ROLES:
+            inputs.append(_message(MESSAGE_EVENT_ROLES[event.name], body, path))
+        elif event.name == CHOICE_EVENT:
+            choice_index = body.get("index", 0)
+            if not isinstance(choice_index, int) or isinstance(choice_index, bool):
+                raise RecordError(
+                    f"a choice's index must be an integer, not {json_kind(choice_index)}",
+                    field=f"{path}.index",
+                )
+            message = body.get("message") or {}
+            if not isinstance(message, dict):
+                raise RecordError(
+                    f"a choice's message must be an object, not {json_kind(message)}",
+                    field=f"{path}.message",
+                )
+            choices.append((choice_index, index, _message("assistant", message, f"{path}.message")))
+    if not inputs and not choices:
+        return None, None
+    outputs = [message for _, _, message in sorted(choices, key=lambda c: (c[0], c[1]))]
+    return inputs or None, outputs or None
+
+
+def _body(event: SpanEvent, path: str) -> dict[str, Any]:
+    body = event.attributes.get(semconv.OTEL_LOG_BODY)
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise RecordError(f"an event's body must be an object, not {json_kind(body)}", field=path)
+    return body
+
+
+def _message(role: str, body: dict[str, Any], path: str) -> Message:
+    item: dict[str, Any] = {"role": body.get("role") or role}
+    content = body.get("content")
+    if isinstance(content, dict):
+        # A provider's own content object (Gemini's {"role", "parts"}): kept as one part.
+        item["content"] = [content]
+    elif content is not None and content != ADK_ELIDED:
+        item["content"] = content
+    if body.get("tool_calls") is not None:
+        item["tool_calls"] = body["tool_calls"]
+    if role == "tool" and body.get("id") is not None:
+        item["tool_call_id"] = body["id"]
+    # Parsed as the older GenAI message shape is; errors name the event's body.
+    return message_from_json(item, path)

@@ -1,0 +1,191 @@
+"""Traces recorded from the real libraries (``tests/fixtures/real/``, recorded by the scripts in
+its ``recorders/`` folder) read as faithfully as trailcheck's own: the tool calls, their
+arguments and results, the input, the answer, the usage and the model of the shared scenario.
+
+Each fixture plays the two conversations of ``recorders/scenario.py``: ``refund`` (three calls,
+two of them asked for in one message) and ``missing_order`` (a lookup that fails). Where the
+library did not capture content (its default, or a mode the recorder chose), the test pins what
+is still recovered: the calls, their ids, the usage and the model.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Literal
+
+import pytest
+
+from trailcheck.ingest import import_traces
+from trailcheck.trace import ToolCall, Trace
+
+REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
+
+
+def _scenario() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "real_fixture_scenario", REAL / "recorders" / "scenario.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs: its dataclasses look their module up while being defined.
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+SCENARIO = _scenario()
+REFUND_CALLS = [
+    (call.call_id, call.name, call.arguments)
+    for turn in SCENARIO.TURNS["refund"]
+    for call in turn.calls
+]
+LOOKUP_RESULT = SCENARIO.lookup_order("A-1001")
+REFUND_RESULT = SCENARIO.issue_refund("A-1001", 129.0)
+
+# How a fixture shows the failed lookup of missing_order: the call's error naming the failure,
+# an error whose text the library redacted, or only the result the agent loop wrote back (a
+# source that records calls in messages alone records no failure).
+Failure = Literal["error", "redacted", "result"]
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    content: bool = True
+    failure: Failure = "error"
+
+    def traces(self) -> list[Trace]:
+        files = [REAL / f"{self.name}.traces.pb"]
+        logs = REAL / f"{self.name}.logs.pb"
+        if logs.exists():
+            files.append(logs)
+        found: list[Trace] = []
+        summary = import_traces(files, found.append)
+        assert summary.rejections == []
+        return sorted(found, key=lambda trace: min(span.start_ns for span in trace.spans))
+
+
+FIXTURES = [
+    Fixture("openai-v2-2.4b0-span-only", failure="result"),
+    Fixture("openai-v2-2.4b0-event-only", failure="result"),
+    Fixture("openai-v2-2.4b0-legacy-events", failure="result"),
+    Fixture("openai-v2-2.4b0-no-content", content=False, failure="result"),
+    Fixture("openinference-openai-0.1.66", failure="result"),
+    Fixture("adk-2.13.0", content=False),  # ADK 2's default records no content
+    Fixture("adk-2.13.0-content"),
+    Fixture("adk-2.13.0-schema-v1"),
+    Fixture("adk-2.13.0-schema-v1-latest-semconv"),
+    Fixture("adk-2.13.0-schema-v1-no-content", content=False),
+    Fixture("langgraph-1.2.24-openinference-0.1.80"),
+    Fixture("openai-agents-0.24.0-openinference-2.6.0", failure="redacted"),
+    Fixture("pydantic-ai-2.68.0"),
+    Fixture("pydantic-ai-2.68.0-v6"),
+    Fixture("pydantic-ai-2.68.0-no-content", content=False),
+]
+
+
+def _calls(trace: Trace) -> list[tuple[str | None, str]]:
+    return [(call.call_id, call.name) for call in trace.tool_calls]
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.name)
+def test_every_call_is_read_once_with_its_id_usage_and_model(fixture: Fixture) -> None:
+    refund, missing = fixture.traces()
+    assert _calls(refund) == [(call_id, name) for call_id, name, _ in REFUND_CALLS]
+    assert _calls(missing) == [("call_lookup_2", "lookup_order")]
+    assert refund.usage is not None
+    assert missing.usage is not None
+    assert (refund.usage.input_tokens, refund.usage.output_tokens) == (530, 68)
+    assert (missing.usage.input_tokens, missing.usage.output_tokens) == (220, 24)
+    models = {span.llm.model for trace in (refund, missing) for span in trace.spans if span.llm}
+    assert models == {SCENARIO.MODEL}
+
+
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if f.content], ids=lambda f: f.name)
+def test_arguments_results_input_and_answer_are_the_scenarios(fixture: Fixture) -> None:
+    refund, missing = fixture.traces()
+    assert [(c.name, c.arguments) for c in refund.tool_calls] == [
+        (name, arguments) for _, name, arguments in REFUND_CALLS
+    ]
+    lookup, _, issue = refund.tool_calls
+    assert lookup.result == LOOKUP_RESULT
+    assert issue.result == REFUND_RESULT
+    assert all(call.succeeded for call in refund.tool_calls)
+    assert refund.input_text == SCENARIO.REFUND_INPUT
+    assert refund.final_text == SCENARIO.REFUND_ANSWER
+    assert missing.input_text == SCENARIO.MISSING_INPUT
+    assert missing.final_text == SCENARIO.MISSING_ANSWER
+    [failed] = missing.tool_calls
+    assert failed.arguments == {"order_id": "B-2"}
+    _assert_failure(failed, fixture.failure)
+
+
+def _assert_failure(call: ToolCall, failure: Failure) -> None:
+    if failure == "error":
+        assert call.error is not None
+        assert "order B-2 not found" in f"{call.error} {call.result}"
+    elif failure == "redacted":
+        assert call.error is not None
+        assert "B-2" not in call.error  # the library replaced the exception's text
+    else:
+        assert call.error is None
+        assert call.source == "message"
+        assert call.result == {"error": "order B-2 not found"}
+
+
+@pytest.mark.parametrize("fixture", [f for f in FIXTURES if not f.content], ids=lambda f: f.name)
+def test_without_content_no_argument_result_input_or_answer_is_invented(fixture: Fixture) -> None:
+    for trace in fixture.traces():
+        assert trace.input_text == ""
+        assert trace.final_text == ""
+        assert all(call.arguments == {} for call in trace.tool_calls)
+        assert all(call.recorded_result is None for call in trace.tool_calls)
+
+
+@pytest.mark.parametrize(
+    "name", ["openai-v2-2.4b0-span-only-bare", "openinference-openai-0.1.66-bare"]
+)
+def test_a_bare_loop_gives_one_trace_per_model_call_each_with_the_calls_it_saw(name: str) -> None:
+    # Without a parent span every chat call is its own trace; the calls a call's history holds
+    # are read from it, each once, answered where the history answers them.
+    traces = Fixture(name).traces()
+    assert [_calls(trace) for trace in traces] == [
+        [("call_lookup_1", "lookup_order"), ("call_verify_1", "verify_identity")],
+        [(call_id, name) for call_id, name, _ in REFUND_CALLS],
+        [(call_id, name) for call_id, name, _ in REFUND_CALLS],
+        [("call_lookup_2", "lookup_order")],
+        [("call_lookup_2", "lookup_order")],
+    ]
+    first, second, last = traces[:3]
+    assert all(call.recorded_result is None for call in first.tool_calls)
+    assert [call.result for call in second.tool_calls[:2]] == [
+        LOOKUP_RESULT,
+        SCENARIO.verify_identity("ana@example.com"),
+    ]
+    assert second.tool_calls[2].recorded_result is None  # asked for, answered in the next call
+    assert last.tool_calls[2].result == REFUND_RESULT
+    assert last.final_text == SCENARIO.REFUND_ANSWER
+    assert {trace.input_text for trace in traces[:3]} == {SCENARIO.REFUND_INPUT}
+
+
+def test_a_tool_that_raises_in_adk_ends_the_run_with_the_error_on_the_call() -> None:
+    _, missing = Fixture("adk-2.13.0-tool-raises").traces()
+    [call] = missing.tool_calls
+    assert (call.call_id, call.name) == (None, "lookup_order")  # ADK writes '<not specified>'
+    assert call.error is not None
+    assert "order B-2 not found" in call.error
+    assert missing.final_text == ""
+
+
+def test_a_langgraph_tool_error_without_the_middleware_fails_the_call() -> None:
+    [missing] = Fixture("langgraph-1.2.24-openinference-0.1.80-default-tool-error").traces()
+    [call] = missing.tool_calls
+    # The span records the exception with a traceback dump as its status: the exception wins.
+    assert call.error == "ShopToolError: order B-2 not found"
+    assert call.arguments == {"order_id": "B-2"}  # from the model's request, not the bare text
+    assert call.from_messages == ("arguments",)
