@@ -45,6 +45,7 @@ from trailcheck.commands.store_commands import (
     notes_command,
     show_stored_trace,
     traces_list_command,
+    traces_sessions_command,
 )
 from trailcheck.errors import InputError, TrailcheckError, UsageError
 from trailcheck.ingest.importer import ImportSummary, iter_import
@@ -232,6 +233,7 @@ app.command("audit")(audit_command)
 app.add_typer(dataset_app, name="dataset")
 app.command("ingest")(ingest_command)
 traces_app.command("list")(traces_list_command)
+traces_app.command("sessions")(traces_sessions_command)
 app.command("note")(note_command)
 app.command("notes")(notes_command)
 app.command("label")(label_command)

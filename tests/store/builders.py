@@ -26,3 +26,31 @@ def lookup_trace(trace_id: str) -> Trace:
         .output("It has shipped.")
         .build()
     )
+
+
+def shifted(trace: Trace, seconds: int) -> Trace:
+    """``trace`` with every span moved ``seconds`` later."""
+    step = seconds * 10**9
+    spans = [
+        span.model_copy(
+            update={
+                "start_ns": span.start_ns + step,
+                "end_ns": None if span.end_ns is None else span.end_ns + step,
+            }
+        )
+        for span in trace.spans
+    ]
+    return Trace.model_validate({**trace.model_dump(), "spans": [s.model_dump() for s in spans]})
+
+
+def turn(trace_id: str, at_s: int, **metadata: object) -> Trace:
+    """One turn of a conversation, starting ``at_s`` seconds after the builder's origin, with
+    ``metadata`` (``conversation_id=...``, ``session_id=...``)."""
+    trace = (
+        TraceBuilder(trace_id, input=f"turn {trace_id}")
+        .tool("lookup_order", {"order_id": "A-1"}, result={"status": "delivered"})
+        .output("Delivered.")
+        .metadata(**metadata)
+        .build()
+    )
+    return shifted(trace, at_s)

@@ -17,6 +17,7 @@ def test_store_exports() -> None:
         "Note",
         "PendingSpan",
         "RejectedTrace",
+        "SessionSummary",
         "Store",
         "TraceSummary",
         "UnknownTraceError",

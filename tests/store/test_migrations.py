@@ -1,16 +1,40 @@
-"""Migrations: named, applied in order, recorded; an existing v1 database upgrades in place."""
+"""Migrations: named, applied in order, recorded; an existing database upgrades in place."""
 
 from __future__ import annotations
 
-from sqlalchemy import inspect
+from collections.abc import Sequence
 
-from tests.store.builders import refund_trace
-from trailcheck.store import MIGRATIONS, PendingSpan, Store
+import pytest
+from sqlalchemy import Engine, insert, inspect
+
+from tests.store.builders import refund_trace, turn
+from trailcheck.store import MIGRATIONS, PendingSpan, SessionSummary, Store, migrations, schema
 from trailcheck.store.backends import create_store_engine, resolve_db_url
-from trailcheck.store.ingest import ingest_traces
 from trailcheck.store.migrations import applied_migrations, migrate
+from trailcheck.store.rows import trace_rows
+from trailcheck.testing import TraceBuilder
+from trailcheck.trace import Trace
 
 NAMES = [migration.name for migration in MIGRATIONS]
+TRACE_COLUMNS = {column.name for column in schema.traces.columns}
+
+
+def _traces_layout(engine: Engine) -> tuple[set[str], set[str | None]]:
+    """The ``traces`` table as the database has it: its columns and its index names."""
+    with engine.connect() as connection:
+        found = inspect(connection)
+        columns = {column["name"] for column in found.get_columns("traces")}
+        indexes = {index["name"] for index in found.get_indexes("traces")}
+    return columns, indexes
+
+
+def _store_before_sessions(engine: Engine, traces: Sequence[Trace]) -> None:
+    """Store traces as a release before m003 did: no ``session_id`` column to write."""
+    rows = [trace_rows(trace, 1) for trace in traces]
+    with engine.begin() as connection:
+        old = [{k: v for k, v in r.trace.items() if k != "session_id"} for r in rows]
+        connection.execute(insert(schema.traces), old)
+        connection.execute(insert(schema.spans), [span for r in rows for span in r.spans])
 
 
 def test_a_new_database_gets_every_migration_once(store_url: str) -> None:
@@ -20,6 +44,9 @@ def test_a_new_database_gets_every_migration_once(store_url: str) -> None:
             assert applied_migrations(connection) == NAMES
             tables = set(inspect(connection).get_table_names())
         assert {"traces", "spans", "findings", "notes", "clusters", "pending_spans"} <= tables
+        columns, indexes = _traces_layout(store.engine)
+        assert columns == TRACE_COLUMNS
+        assert {"ix_traces_started", "ix_traces_session"} <= indexes
     with Store.open(store_url) as again:
         assert again.migrations_applied == []
 
@@ -27,12 +54,55 @@ def test_a_new_database_gets_every_migration_once(store_url: str) -> None:
 def test_a_v1_database_upgrades_and_keeps_its_traces(store_url: str) -> None:
     engine = create_store_engine(resolve_db_url(store_url))
     assert migrate(engine, MIGRATIONS[:1]) == ["m001_initial"]
-    assert ingest_traces(engine, [refund_trace("old")]).stored == 1
+    _store_before_sessions(engine, [refund_trace("old")])
     with engine.connect() as connection:
         assert not inspect(connection).has_table("pending_spans")
+    assert "session_id" not in _traces_layout(engine)[0]
     engine.dispose()
     with Store.open(store_url) as store:
         assert store.migrations_applied == NAMES[1:]
         assert store.get_trace("old") == refund_trace("old")
         store.add_pending([PendingSpan("new", "s1", b"x", True, 1)])
         assert store.pending_payloads("new") == [b"x"]
+        assert _traces_layout(store.engine)[0] == TRACE_COLUMNS
+        assert store.list_sessions() == []
+
+
+def test_m003_fills_the_sessions_of_traces_stored_before_it(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sessions and a trace in none; the backfill pages (2 rows a page here) and leaves
+    alone a trace that only mentions the key outside its metadata."""
+    monkeypatch.setattr(migrations, "_BACKFILL_PAGE", 2)
+    mentions = (
+        TraceBuilder("mentions", input="Which session?")
+        .tool("find_session", {"session_id": "not-this"}, result={"conversation_id": "nor-this"})
+        .build()
+    )
+    old = [
+        turn("b2", 30, session_id="sess-B"),
+        turn("a1", 10, conversation_id="conv-A"),
+        turn("lone", 0),
+        turn("b1", 5, session_id="sess-B"),
+        mentions,
+        turn("a2", 20, conversation_id="conv-A", session_id="sess-B"),
+    ]
+    engine = create_store_engine(resolve_db_url(store_url))
+    assert migrate(engine, MIGRATIONS[:2]) == ["m001_initial", "m002_pending_spans"]
+    _store_before_sessions(engine, old)
+    engine.dispose()
+    with Store.open(store_url) as store:
+        assert store.migrations_applied == ["m003_trace_sessions"]
+        origin = 1_700_000_000 * 10**9
+        assert store.list_sessions() == [
+            SessionSummary("sess-B", 2, origin + 5 * 10**9, origin + 30 * 10**9),
+            SessionSummary("conv-A", 2, origin + 10 * 10**9, origin + 20 * 10**9),
+        ]
+        assert [t.trace_id for t in store.session_traces("conv-A")] == ["a1", "a2"]
+        assert [t.trace_id for t in store.session_traces("sess-B")] == ["b1", "b2"]
+        assert [row.trace_id for row in store.list_traces(session="sess-B")] == ["b2", "b1"]
+        unfilled = {row.trace_id for row in store.list_traces() if row.session_id is None}
+        assert unfilled == {"lone", "mentions"}
+        # New traces are written with their session from now on.
+        store.ingest([turn("a3", 40, conversation_id="conv-A")])
+        assert [t.trace_id for t in store.session_traces("conv-A")] == ["a1", "a2", "a3"]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from tests.store.builders import lookup_trace, refund_trace
+from tests.store.builders import lookup_trace, refund_trace, shifted
 from trailcheck.store import Store, UnknownTraceError
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Finding, Span, Trace
@@ -21,22 +21,9 @@ def _finding(trace_id: str, label: str) -> Finding:
     return Finding(trace_id=trace_id, label=label, severity="high", reason="r", source="rule:test")
 
 
-def _shifted(trace: Trace, seconds: int) -> Trace:
-    spans = [
-        span.model_copy(
-            update={
-                "start_ns": span.start_ns + seconds * 10**9,
-                "end_ns": None if span.end_ns is None else span.end_ns + seconds * 10**9,
-            }
-        )
-        for span in trace.spans
-    ]
-    return Trace.model_validate({**trace.model_dump(), "spans": [s.model_dump() for s in spans]})
-
-
 def test_iter_traces_filters_by_label_tool_and_since(store_url: str) -> None:
     with Store.open(store_url) as store:
-        store.ingest([refund_trace("r1"), lookup_trace("l1"), _shifted(refund_trace("r2"), 3600)])
+        store.ingest([refund_trace("r1"), lookup_trace("l1"), shifted(refund_trace("r2"), 3600)])
         store.add_findings([_finding("r1", "no_final_answer"), _finding("l1", "tool_call_loop")])
 
         def ids(**filters: Any) -> list[str]:

@@ -1,4 +1,5 @@
-"""The store's commands, through the trailcheck CLI: ingest, traces list/show, note(s), label."""
+"""The store's commands, through the trailcheck CLI: ingest, traces list/sessions/show, note(s),
+label."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.store.builders import lookup_trace, refund_trace
+from tests.store.builders import lookup_trace, refund_trace, turn
 from trailcheck.cli import run_cli
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.store import Store
@@ -62,6 +63,47 @@ def test_traces_list_filters_and_prints_json(
     out = capsys.readouterr()
     assert "t1" in out.out
     assert "2 trace(s)" in out.err
+
+
+def test_traces_sessions_and_the_session_filter(
+    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traffic = [
+        turn("a2", 20, conversation_id="conv-A"),
+        turn("b1", 5, session_id="sess-B"),
+        turn("a1", 10, conversation_id="conv-A"),
+        turn("lone", 0),
+    ]
+    assert run_cli(["ingest", str(_jsonl(tmp_path / "a.jsonl", traffic)), "--db", store_url]) == 0
+    capsys.readouterr()
+    assert run_cli(["traces", "sessions", "--db", store_url, "--json"]) == 0
+    assert orjson.loads(capsys.readouterr().out) == [
+        {
+            "session_id": "sess-B",
+            "traces": 1,
+            "first_started": "2023-11-14T22:13:25Z",
+            "last_started": "2023-11-14T22:13:25Z",
+        },
+        {
+            "session_id": "conv-A",
+            "traces": 2,
+            "first_started": "2023-11-14T22:13:30Z",
+            "last_started": "2023-11-14T22:13:40Z",
+        },
+    ]
+    assert run_cli(["traces", "sessions", "--db", store_url, "--limit", "1"]) == 0
+    out = capsys.readouterr()
+    assert "sess-B" in out.out
+    assert "conv-A" not in out.out
+    assert "1 session(s)" in out.err
+    assert run_cli(["traces", "list", "--db", store_url, "--json", "--session", "conv-A"]) == 0
+    rows = orjson.loads(capsys.readouterr().out)
+    assert [(row["trace_id"], row["session_id"]) for row in rows] == [
+        ("a2", "conv-A"),
+        ("a1", "conv-A"),
+    ]
+    assert run_cli(["traces", "list", "--db", store_url, "--session", "nope"]) == 0
+    assert "0 trace(s)" in capsys.readouterr().err
 
 
 def test_traces_show_a_stored_trace_with_its_findings_and_notes(
@@ -135,6 +177,8 @@ def test_reading_commands_do_not_create_a_store(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TRAILCHECK_DB", raising=False)
     assert run_cli(["traces", "list"]) == 2
+    assert "no store at" in capsys.readouterr().err
+    assert run_cli(["traces", "sessions"]) == 2
     assert "no store at" in capsys.readouterr().err
     assert run_cli(["traces", "show", "missing.jsonl"]) == 2
     assert "missing.jsonl: no such file, and no store at" in capsys.readouterr().err

@@ -1,5 +1,5 @@
-"""Commands over the trace store: ``ingest``, ``traces list``, ``traces show ID``, and the
-error-analysis commands ``note``, ``notes`` and ``label``.
+"""Commands over the trace store: ``ingest``, ``traces list``, ``traces sessions``, ``traces
+show ID``, and the error-analysis commands ``note``, ``notes`` and ``label``.
 
 Each opens the store named by ``--db`` (else ``$TRAILCHECK_DB``, else
 ``.trailcheck/trailcheck.db``), calls it, renders and exits: 0 done, 1 when ingest rejected a
@@ -24,7 +24,14 @@ from trailcheck.errors import InputError, UsageError
 from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.report import render_trace
-from trailcheck.store import IngestSummary, Note, Store, TraceSummary, UnknownTraceError
+from trailcheck.store import (
+    IngestSummary,
+    Note,
+    SessionSummary,
+    Store,
+    TraceSummary,
+    UnknownTraceError,
+)
 from trailcheck.trace import Severity
 
 EXIT_FAILED = 1
@@ -129,6 +136,7 @@ def _summary_json(row: TraceSummary) -> dict[str, object]:
         "input": row.input_text,
         "final_output": row.final_output,
         "ingested": _iso(row.ingested_ns),
+        "session_id": row.session_id,
     }
 
 
@@ -165,6 +173,10 @@ def traces_list_command(
     tool: Annotated[
         str | None, typer.Option("--tool", help="Only traces that called this tool.")
     ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", help="Only traces of this session (see traces sessions)."),
+    ] = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="At most this many traces.")
     ] = None,
@@ -174,12 +186,47 @@ def traces_list_command(
     """List the stored traces, in ingestion order."""
     moment = parse_since(since)
     with Store.open(db, must_exist=True) as store:
-        rows = store.list_traces(label=label, since=moment, tool=tool, limit=limit)
+        rows = store.list_traces(label=label, since=moment, tool=tool, session=session, limit=limit)
     if as_json:
         print_json([_summary_json(row) for row in rows])
         return
     stdout.print(_summary_table(rows))
     stderr.print(f"{len(rows)} trace(s)", markup=False)
+
+
+def _session_json(row: SessionSummary) -> dict[str, object]:
+    return {
+        "session_id": row.session_id,
+        "traces": row.trace_count,
+        "first_started": _iso(row.first_started_ns),
+        "last_started": _iso(row.last_started_ns),
+    }
+
+
+def traces_sessions_command(
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="At most this many sessions.")
+    ] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the sessions (conversations) of the stored traces, by first start: each with its
+    trace count and first and last start. Traces without a session are not listed."""
+    with Store.open(db, must_exist=True) as store:
+        rows = store.list_sessions(limit=limit)
+    if as_json:
+        print_json([_session_json(row) for row in rows])
+        return
+    table = Table("session", "traces", "first started", "last started")
+    for row in rows:
+        table.add_row(
+            row.session_id,
+            str(row.trace_count),
+            _iso(row.first_started_ns),
+            _iso(row.last_started_ns),
+        )
+    stdout.print(table)
+    stderr.print(f"{len(rows)} session(s)", markup=False)
 
 
 def show_stored_trace(trace_id: str, db: str | None, *, full: bool) -> None:

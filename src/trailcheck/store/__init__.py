@@ -13,6 +13,7 @@ from trailcheck.store.observations import Note, UnknownTraceError
 from trailcheck.store.pending import PendingSpan, RejectedTrace
 from trailcheck.store.reading import TraceSummary
 from trailcheck.store.rows import canonical_content
+from trailcheck.store.sessions import SessionSummary
 from trailcheck.store.store import Store
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Note",
     "PendingSpan",
     "RejectedTrace",
+    "SessionSummary",
     "Store",
     "TraceSummary",
     "UnknownTraceError",

@@ -6,7 +6,8 @@ open a new database at once take turns. Names are permanent: a migration, once r
 never edited or renamed; a change to the schema is a new function at the end of the list (the
 simonw/llm pattern). A function creates whole tables from :mod:`trailcheck.store.schema` only
 while no later migration alters them; a later change to a table is explicit DDL in its own
-migration.
+migration. ``m001_initial`` therefore creates ``traces`` from its own copy of the table as it
+was then (``_TRACES_V1``), since ``m003_trace_sessions`` adds a column to it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,32 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, Table, insert, inspect, select, text
+import orjson
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    Engine,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    bindparam,
+    column,
+    insert,
+    inspect,
+    or_,
+    select,
+    text,
+    update,
+)
+from sqlalchemy import table as table_clause
 
 from trailcheck.store import schema
+from trailcheck.store.rows import session_column
+from trailcheck.trace.session import SESSION_METADATA_KEYS
 
 __all__ = ["MIGRATIONS", "Migration", "applied_migrations", "migrate"]
 
@@ -33,6 +57,27 @@ class Migration:
     apply: Callable[[Connection], None]
 
 
+# ``traces`` as m001 created it: frozen here, because later migrations alter the table.
+_TRACES_V1 = Table(
+    "traces",
+    MetaData(),
+    Column("seq", schema.Serial, primary_key=True, autoincrement=True),
+    Column("trace_id", String(), nullable=False, unique=True),
+    Column("content_hash", String(), nullable=False),
+    Column("content", Text, nullable=False),
+    Column("input_text", Text),
+    Column("final_output", Text),
+    Column("started_ns", BigInteger),
+    Column("ended_ns", BigInteger),
+    Column("tool_names", Text, nullable=False),
+    Column("span_count", Integer, nullable=False),
+    Column("ingested_ns", BigInteger, nullable=False),
+)
+Index("ix_traces_started", _TRACES_V1.c.started_ns)
+
+_BACKFILL_PAGE = 500
+
+
 def _create(connection: Connection, tables: Sequence[Table]) -> None:
     for table in tables:
         table.create(connection)
@@ -44,7 +89,7 @@ def m001_initial(connection: Connection) -> None:
     _create(
         connection,
         [
-            schema.traces,
+            _TRACES_V1,
             schema.spans,
             schema.findings,
             schema.notes,
@@ -65,9 +110,46 @@ def m002_pending_spans(connection: Connection) -> None:
     _create(connection, [schema.pending_spans, schema.rejected_traces])
 
 
+def _fill_sessions(connection: Connection) -> None:
+    """Set ``traces.session_id`` from each stored trace's metadata, a page of rows at a time."""
+    traces = table_clause(
+        "traces", column("seq", Integer), column("content", Text), column("session_id", String)
+    )
+    # Only a trace whose content names one of the keys can have a session.
+    named = or_(*(traces.c.content.contains(f'"{key}"') for key in SESSION_METADATA_KEYS))
+    fill = (
+        update(traces)
+        .where(traces.c.seq == bindparam("row"))
+        .values(session_id=bindparam("session"))
+    )
+    position = -1
+    while True:
+        query = select(traces.c.seq, traces.c.content).where(named, traces.c.seq > position)
+        page = connection.execute(query.order_by(traces.c.seq).limit(_BACKFILL_PAGE)).all()
+        found: list[dict[str, object]] = []
+        for seq, content in page:
+            position = seq
+            session = session_column(orjson.loads(content).get("metadata") or {})
+            if session is not None:
+                found.append({"row": seq, "session": session})
+        if found:
+            connection.execute(fill, found)
+        if len(page) < _BACKFILL_PAGE:
+            return
+
+
+def m003_trace_sessions(connection: Connection) -> None:
+    """The session of each trace (:func:`trailcheck.trace.session.session_id`) in an indexed
+    ``traces.session_id`` column, filled for the traces already stored from their metadata."""
+    connection.execute(text("ALTER TABLE traces ADD COLUMN session_id VARCHAR"))
+    connection.execute(text("CREATE INDEX ix_traces_session ON traces (session_id, started_ns)"))
+    _fill_sessions(connection)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
+    Migration("m003_trace_sessions", m003_trace_sessions),
 )
 
 

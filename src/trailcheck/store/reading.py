@@ -8,7 +8,8 @@ when they come after its position.
 
 Filters (all optional, combined with *and*): ``label``, the trace has a finding with that label
 (from any source); ``tool``, the trace called that tool; ``since``, the trace started at or after
-that time (a trace without spans counts from when it was ingested). A naive ``datetime`` is UTC.
+that time (a trace without spans counts from when it was ingested); ``session``, the trace
+belongs to that session (:mod:`trailcheck.trace.session`). A naive ``datetime`` is UTC.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "iter_stored_traces",
     "list_trace_summaries",
     "read_trace",
+    "start_ns",
     "to_ns",
 ]
 
@@ -47,6 +49,12 @@ def to_ns(moment: datetime) -> int:
     return max(_MIN_NS, min(_MAX_NS, ns))
 
 
+def start_ns() -> ColumnElement[int]:
+    """When a trace started: its first span's start, else (no spans) when it was ingested."""
+    traces = schema.traces
+    return func.coalesce(traces.c.started_ns, traces.c.ingested_ns)
+
+
 @dataclass(frozen=True)
 class TraceFilter:
     """Which traces to read; ``None`` does not filter."""
@@ -54,6 +62,7 @@ class TraceFilter:
     label: str | None = None
     since: datetime | None = None
     tool: str | None = None
+    session: str | None = None
 
     def condition(self) -> ColumnElement[bool]:
         traces = schema.traces
@@ -73,8 +82,9 @@ class TraceFilter:
                 )
             )
         if self.since is not None:
-            started = func.coalesce(traces.c.started_ns, traces.c.ingested_ns)
-            conditions.append(started >= to_ns(self.since))
+            conditions.append(start_ns() >= to_ns(self.since))
+        if self.session is not None:
+            conditions.append(traces.c.session_id == self.session)
         return and_(true(), *conditions)
 
 
@@ -91,6 +101,7 @@ class TraceSummary:
     final_output: str | None
     labels: tuple[str, ...]
     ingested_ns: int
+    session_id: str | None
 
 
 def iter_stored_traces(
@@ -134,6 +145,7 @@ def _summary_query(where: TraceFilter, limit: int | None) -> Select[tuple[object
         traces.c.input_text,
         traces.c.final_output,
         traces.c.ingested_ns,
+        traces.c.session_id,
     ).where(where.condition())
     query = query.order_by(traces.c.seq)
     return query if limit is None else query.limit(limit)
@@ -164,6 +176,7 @@ def list_trace_summaries(
             final_output=row.final_output,
             labels=tuple(sorted(labels.get(row.trace_id, ()))),
             ingested_ns=row.ingested_ns,
+            session_id=row.session_id,
         )
         for row in rows
     ]

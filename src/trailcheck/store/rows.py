@@ -14,14 +14,16 @@ derived text columns replace it with U+FFFD on both backends, so both store the 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from trailcheck.trace import Trace
+from trailcheck.trace.session import session_id_from_metadata
 
-__all__ = ["TraceRows", "canonical_content", "input_text", "trace_rows"]
+__all__ = ["TraceRows", "canonical_content", "input_text", "session_column", "trace_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,13 @@ def canonical_content(trace: Trace) -> bytes:
 
 def _clean(text: str) -> str:
     return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+def session_column(metadata: Mapping[str, Any]) -> str | None:
+    """The ``session_id`` column of a trace with this metadata: its session
+    (:mod:`trailcheck.trace.session`), cleaned like the other derived text."""
+    found = session_id_from_metadata(metadata)
+    return None if found is None else _clean(found)
 
 
 def input_text(trace: Trace) -> str | None:
@@ -100,5 +109,6 @@ def trace_rows(trace: Trace, ingested_ns: int) -> TraceRows:
         "tool_names": f" {' '.join(tools)} " if tools else " ",
         "span_count": len(span_rows),
         "ingested_ns": ingested_ns,
+        "session_id": session_column(trace.metadata),
     }
     return TraceRows(trace.trace_id, digest, row, span_rows)

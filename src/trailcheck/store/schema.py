@@ -73,8 +73,11 @@ traces = Table(
     Column("tool_names", Text, nullable=False),
     Column("span_count", Integer, nullable=False),
     Column("ingested_ns", BigInteger, nullable=False),
+    # The session the trace belongs to (trailcheck.trace.session); added by m003.
+    Column("session_id", String()),
 )
 Index("ix_traces_started", traces.c.started_ns)
+Index("ix_traces_session", traces.c.session_id, traces.c.started_ns)
 
 spans = Table(
     "spans",

@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from trailcheck.cases import Case, Dataset
 from trailcheck.errors import InputError
-from trailcheck.store import clusters, datasets, observations, pending, reading
+from trailcheck.store import clusters, datasets, observations, pending, reading, sessions
 from trailcheck.store.backends import (
     DB_ENV,
     create_store_engine,
@@ -39,6 +39,7 @@ from trailcheck.store.migrations import migrate
 from trailcheck.store.observations import Note, UnknownTraceError
 from trailcheck.store.pending import PendingSpan
 from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceFilter, TraceSummary
+from trailcheck.store.sessions import SessionSummary
 from trailcheck.trace import Finding, Severity, Trace
 
 __all__ = ["Store"]
@@ -106,10 +107,11 @@ class Store:
         since: datetime | None = None,
         tool: str | None = None,
         *,
+        session: str | None = None,
         batch_size: int = DEFAULT_PAGE_SIZE,
     ) -> Iterator[Trace]:
         """Stream the matching traces in ingestion order, one page of rows at a time."""
-        where = TraceFilter(label=label, since=since, tool=tool)
+        where = TraceFilter(label=label, since=since, tool=tool, session=session)
         return reading.iter_stored_traces(self.engine, where, batch_size=batch_size)
 
     def get_trace(self, trace_id: str) -> Trace:
@@ -126,12 +128,26 @@ class Store:
         since: datetime | None = None,
         tool: str | None = None,
         *,
+        session: str | None = None,
         limit: int | None = None,
     ) -> list[TraceSummary]:
         """Summary rows of the matching traces, in ingestion order."""
-        where = TraceFilter(label=label, since=since, tool=tool)
+        where = TraceFilter(label=label, since=since, tool=tool, session=session)
         with read_only(self.engine) as connection:
             return reading.list_trace_summaries(connection, where, limit=limit)
+
+    # Sessions (trailcheck.store.sessions)
+
+    def list_sessions(self, *, limit: int | None = None) -> list[SessionSummary]:
+        """Each session with its trace count and first and last start, by first start."""
+        with read_only(self.engine) as connection:
+            return sessions.list_session_summaries(connection, limit=limit)
+
+    def session_traces(
+        self, session_id: str, *, batch_size: int = DEFAULT_PAGE_SIZE
+    ) -> Iterator[Trace]:
+        """Stream the traces of one session in start order, one page of rows at a time."""
+        return sessions.iter_session_traces(self.engine, session_id, batch_size=batch_size)
 
     # Findings and notes (trailcheck.store.observations)
 
