@@ -1,20 +1,26 @@
-"""``trailcheck serve``: options into the app and the server, and the refusal to listen beyond
-loopback without a token before anything is opened."""
+"""``trailcheck serve``: options into the app, the gRPC receiver and the server, and the refusal
+to listen beyond loopback without a token before anything is opened."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import grpc as grpc_module
 import pytest
 import typer
 from fastapi import FastAPI
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from typer.testing import CliRunner
 
+from tests.serve.otlp_bodies import TOOL, TRACE_A, protobuf_body, tool_span
 from trailcheck.commands import serve as serve_module
 from trailcheck.commands.serve import serve_command
 from trailcheck.errors import UsageError
-from trailcheck.serve import TOKEN_ENV
+from trailcheck.serve import TOKEN_ENV, GrpcReceiver
 
 
 def _cli() -> typer.Typer:
@@ -28,32 +34,115 @@ def _cli() -> typer.Typer:
 def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
 
-    def record(app: FastAPI, *, host: str, port: int, token: str | None) -> None:
-        calls.append({"app": app, "host": host, "port": port, "token": token})
+    def record(
+        app: FastAPI, *, host: str, port: int, token: str | None, grpc: GrpcReceiver | None
+    ) -> None:
+        calls.append({"app": app, "host": host, "port": port, "token": token, "grpc": grpc})
+        if isinstance(grpc, GrpcReceiver):
+            grpc.stop(0)  # bound, never started: free the port
 
     monkeypatch.setattr(serve_module, "serve_forever", record)
     monkeypatch.delenv(TOKEN_ENV, raising=False)
     return calls
 
 
-def test_serve_on_loopback_opens_the_store_and_runs_the_server(
+@pytest.fixture
+def receivers(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The gRPC receivers the command asks for, recorded instead of bound."""
+    calls: list[dict[str, Any]] = []
+
+    def record(services: list[Any], **options: Any) -> SimpleNamespace:
+        calls.append({"services": services, **options})
+        return SimpleNamespace(address=f"{options['host']}:{options['port']}")
+
+    monkeypatch.setattr(serve_module, "grpc_receiver", record)
+    return calls
+
+
+def test_serve_on_loopback_opens_the_store_and_runs_both_servers(
     served: list[dict[str, Any]], tmp_path: Path
 ) -> None:
     db = tmp_path / "serve.db"
     result = CliRunner().invoke(
         _cli(),
-        ["serve", "--db", f"sqlite:///{db}", "--port", "4319", "--idle-timeout", "5"],
+        [
+            *("serve", "--db", f"sqlite:///{db}", "--port", "4319"),
+            *("--grpc-port", "0", "--idle-timeout", "5"),
+        ],
     )
     assert result.exit_code == 0, result.output
     [call] = served
     assert (call["host"], call["port"], call["token"]) == ("127.0.0.1", 4319, None)
     assert call["app"].state.intake.idle_timeout_ns == 5_000_000_000
     assert db.exists()
-    assert "http://127.0.0.1:4319/v1/traces" in result.output
+    receiver = call["grpc"]
+    assert receiver.port > 0  # 0 asked the OS for a free port, and the line shows the one bound
+    assert f"http://127.0.0.1:4319/v1/traces and OTLP/gRPC 127.0.0.1:{receiver.port}" in (
+        result.output
+    )
+
+
+def test_spans_sent_to_the_commands_grpc_receiver_land_in_the_apps_store(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pending: list[bytes] = []
+
+    def serve_briefly(
+        app: FastAPI, *, host: str, port: int, token: str | None, grpc: GrpcReceiver | None
+    ) -> None:
+        assert grpc is not None
+        grpc.start()
+        try:
+            with grpc_module.insecure_channel(grpc.address) as channel:
+                request = ExportTraceServiceRequest.FromString(protobuf_body(tool_span()))
+                TraceServiceStub(channel).Export(request, timeout=10)
+            pending.extend(app.state.intake.store.pending_payloads(TRACE_A))
+        finally:
+            grpc.stop()
+
+    monkeypatch.setattr(serve_module, "serve_forever", serve_briefly)
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    db = f"sqlite:///{tmp_path / 'grpc.db'}"
+    result = CliRunner().invoke(_cli(), ["serve", "--db", db, "--grpc-port", "0"])
+    assert result.exit_code == 0, result.output
+    assert len(pending) == 1
+    assert TOOL.encode() in pending[0]
+
+
+def test_grpc_defaults_to_4317_with_the_https_host_token_and_limit(
+    served: list[dict[str, Any]], receivers: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    db = f"sqlite:///{tmp_path / 'd.db'}"
+    result = CliRunner().invoke(
+        _cli(), ["serve", "--db", db, "--token", "t0k", "--max-body-bytes", "1000"]
+    )
+    assert result.exit_code == 0, result.output
+    [call] = receivers
+    assert (call["host"], call["port"], call["token"]) == ("127.0.0.1", 4317, "t0k")
+    assert call["max_message_bytes"] == 1000
+    assert [service.name for service in call["services"]] == [
+        "opentelemetry.proto.collector.trace.v1.TraceService"
+    ]
+    assert "OTLP/gRPC 127.0.0.1:4317" in result.output
+
+
+def test_no_grpc_runs_only_the_http_endpoint(
+    served: list[dict[str, Any]], receivers: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(
+        _cli(), ["serve", "--db", f"sqlite:///{tmp_path / 'n.db'}", "--no-grpc"]
+    )
+    assert result.exit_code == 0, result.output
+    assert receivers == []
+    assert served[0]["grpc"] is None
+    assert "gRPC" not in result.output
 
 
 def test_the_token_comes_from_the_environment(
-    served: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    served: list[dict[str, Any]],
+    receivers: list[dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(TOKEN_ENV, "from-env")
     result = CliRunner().invoke(
@@ -62,6 +151,7 @@ def test_the_token_comes_from_the_environment(
     assert result.exit_code == 0, result.output
     assert served[0]["token"] == "from-env"
     assert served[0]["host"] == "0.0.0.0"
+    assert (receivers[0]["token"], receivers[0]["host"]) == ("from-env", "0.0.0.0")
     assert "from-env" not in result.output
 
 
@@ -75,6 +165,21 @@ def test_listening_beyond_loopback_without_a_token_is_refused_before_opening_any
     assert "refusing to listen on '0.0.0.0' without a token" in str(result.exception)
     assert served == []
     assert not db.exists()
+
+
+def test_a_taken_grpc_port_is_a_usage_error_and_nothing_is_served(
+    served: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        result = CliRunner().invoke(
+            _cli(), ["serve", "--db", f"sqlite:///{tmp_path / 't.db'}", "--grpc-port", str(taken)]
+        )
+    assert isinstance(result.exception, UsageError)
+    assert f"cannot listen for OTLP/gRPC on 127.0.0.1:{taken}" in str(result.exception)
+    assert served == []
 
 
 def test_a_bad_option_is_a_usage_error(served: list[dict[str, Any]]) -> None:

@@ -11,7 +11,9 @@ def test_serve_exports() -> None:
         "DEFAULT_IDLE_TIMEOUT_S",
         "DEFAULT_MAX_BODY_BYTES",
         "DEFAULT_SWEEP_INTERVAL_S",
+        "GrpcReceiver",
         "Intake",
+        "OtlpService",
         "PendingSpanStore",
         "SweepResult",
         "TOKEN_ENV",
@@ -19,10 +21,12 @@ def test_serve_exports() -> None:
         "create_app",
         "decode_span",
         "encode_span",
+        "grpc_receiver",
         "ingest_server",
         "is_loopback",
         "pending_span",
         "serve_forever",
         "sweep_pending",
+        "trace_service",
     ]
     assert all(hasattr(trailcheck.serve, name) for name in trailcheck.serve.__all__)

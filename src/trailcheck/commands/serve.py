@@ -1,7 +1,9 @@
-"""``trailcheck serve``: the OTLP/HTTP ingest endpoint over a store, until interrupted.
+"""``trailcheck serve``: the OTLP ingest endpoints over a store, until interrupted: OTLP/HTTP
+(``POST /v1/traces``) and, beside it in the same process, OTLP/gRPC (``TraceService/Export``).
 
 The address is checked before anything is opened: listening beyond loopback without a token is
-a usage error (exit 2), so an unsafe command line never opens the store or a socket.
+a usage error (exit 2), so an unsafe command line never opens the store or a socket. Both
+servers share the host, the token, the body limit and the one Intake, and stop together.
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ from trailcheck.serve import (
     DEFAULT_IDLE_TIMEOUT_S,
     DEFAULT_MAX_BODY_BYTES,
     TOKEN_ENV,
+    GrpcReceiver,
+    Intake,
     check_bind,
     create_app,
+    grpc_receiver,
     serve_forever,
+    trace_service,
 )
 from trailcheck.store import Store
 
@@ -38,6 +44,12 @@ def serve_command(
         str, typer.Option(help="Address to listen on; beyond loopback needs --token.")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port (OTLP/HTTP: 4318).")] = 4318,
+    grpc_port: Annotated[
+        int, typer.Option(min=0, max=65535, help="OTLP/gRPC port, on the same host.")
+    ] = 4317,
+    grpc: Annotated[
+        bool, typer.Option("--grpc/--no-grpc", help="Receive OTLP/gRPC beside OTLP/HTTP.")
+    ] = True,
     token: Annotated[
         str | None,
         typer.Option(
@@ -52,15 +64,29 @@ def serve_command(
         typer.Option(min=0, help="Seconds without a new span after which a trace is complete."),
     ] = DEFAULT_IDLE_TIMEOUT_S,
     max_body_bytes: Annotated[
-        int, typer.Option(min=1, help="Largest request body, before and after gunzip.")
+        int,
+        typer.Option(min=1, help="Largest request body (gRPC: message), before and after gunzip."),
     ] = DEFAULT_MAX_BODY_BYTES,
 ) -> None:
-    """Receive OpenTelemetry spans on POST /v1/traces and store them as traces."""
+    """Receive OpenTelemetry spans (OTLP/HTTP POST /v1/traces, OTLP/gRPC) as stored traces."""
     check_bind(host, token)
     with Store.open(db) as store:
         app = create_app(
             store, token=token, max_body_bytes=max_body_bytes, idle_timeout_s=idle_timeout
         )
+        receiver: GrpcReceiver | None = None
+        if grpc:
+            intake: Intake = app.state.intake
+            receiver = grpc_receiver(
+                [trace_service(intake)],
+                host=host,
+                port=grpc_port,
+                token=token,
+                max_message_bytes=max_body_bytes,
+            )
         auth = "bearer token required" if token is not None else "no token (loopback only)"
-        stderr.print(f"serving {_endpoint(host, port)} into {store.url}; {auth}", markup=False)
-        serve_forever(app, host=host, port=port, token=token)
+        grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
+        stderr.print(
+            f"serving {_endpoint(host, port)}{grpc_shown} into {store.url}; {auth}", markup=False
+        )
+        serve_forever(app, host=host, port=port, token=token, grpc=receiver)

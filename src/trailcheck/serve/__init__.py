@@ -1,5 +1,5 @@
-"""The OTLP/HTTP ingest endpoint: spans from any OpenTelemetry exporter into the store, held as
-pending until their trace is complete, then assembled into Traces."""
+"""The OTLP ingest endpoints, OTLP/HTTP and OTLP/gRPC: spans from any OpenTelemetry exporter
+into the store, held as pending until their trace is complete, then assembled into Traces."""
 
 from trailcheck.serve.app import (
     DEFAULT_IDLE_TIMEOUT_S,
@@ -7,6 +7,7 @@ from trailcheck.serve.app import (
     DEFAULT_SWEEP_INTERVAL_S,
     create_app,
 )
+from trailcheck.serve.grpc_receiver import GrpcReceiver, OtlpService, grpc_receiver, trace_service
 from trailcheck.serve.intake import Accepted, Intake, pending_span
 from trailcheck.serve.pending import PendingSpanStore
 from trailcheck.serve.security import TOKEN_ENV, check_bind, is_loopback
@@ -20,16 +21,20 @@ __all__ = [
     "DEFAULT_SWEEP_INTERVAL_S",
     "TOKEN_ENV",
     "Accepted",
+    "GrpcReceiver",
     "Intake",
+    "OtlpService",
     "PendingSpanStore",
     "SweepResult",
     "check_bind",
     "create_app",
     "decode_span",
     "encode_span",
+    "grpc_receiver",
     "ingest_server",
     "is_loopback",
     "pending_span",
     "serve_forever",
     "sweep_pending",
+    "trace_service",
 ]

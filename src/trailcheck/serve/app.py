@@ -20,10 +20,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Final
 
 from fastapi import FastAPI, Request, Response
-from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from trailcheck.errors import RecordError
 from trailcheck.serve.body import (
     BodyEncoding,
     body_encoding,
@@ -32,10 +30,10 @@ from trailcheck.serve.body import (
     is_gzip,
     read_capped,
 )
-from trailcheck.serve.export import decode_export
 from trailcheck.serve.intake import Accepted, Intake
 from trailcheck.serve.pending import PendingSpanStore
-from trailcheck.serve.refusal import BAD_REQUEST, SERVICE_UNAVAILABLE, RequestRefused
+from trailcheck.serve.receive import receive_traces
+from trailcheck.serve.refusal import RequestRefused
 from trailcheck.serve.responses import export_response, refusal_response
 from trailcheck.serve.security import check_bearer
 
@@ -111,25 +109,11 @@ def create_app(
 def _accept(
     intake: Intake, body: bytes, encoding: BodyEncoding, gzipped: bool, max_body_bytes: int
 ) -> Accepted:
-    """Gunzip, decode and store, off the event loop (each may take a while on a big body).
-
-    A database or disk error that stops the store from committing (the server down, a lock held
-    past the busy timeout, the disk full) is a 503, which OTLP exporters retry, rather than a
-    500, which they drop. Other exceptions are bugs, and propagate as a 500."""
+    """Gunzip, decode and store, off the event loop (each may take a while on a big body); a
+    store that fails is a 503, which OTLP exporters retry (:mod:`trailcheck.serve.receive`)."""
     if gzipped:
         body = gunzip_capped(body, max_body_bytes)
-    spans = decode_export(body, encoding)
-    try:
-        return intake.accept(spans)
-    except RecordError as error:  # a span with no JSON form: the sender's data, not the store
-        raise RequestRefused(BAD_REQUEST, f"{error}; nothing was stored") from None
-    except (SQLAlchemyError, OSError) as error:
-        logger.exception("storing %d received span(s) failed", len(spans))
-        raise RequestRefused(
-            SERVICE_UNAVAILABLE,
-            f"the store could not take the spans ({type(error).__name__}); nothing was"
-            " stored: retry later",
-        ) from error
+    return receive_traces(intake, body, encoding)
 
 
 async def _sweep_forever(intake: Intake, interval_s: float) -> None:

@@ -1,8 +1,9 @@
 """Why a request to the endpoint was not accepted: an HTTP status and a reason for the sender.
 
 Raised by the parts of request handling (body limits, content types, decoding, the token) and
-answered by the app as an OTLP-style error body, ``{"code": ..., "message": reason}`` (the JSON
-form of ``google.rpc.Status``), with nothing stored.
+answered by the HTTP app as an OTLP-style error body, ``{"code": ..., "message": reason}`` (the
+JSON form of ``google.rpc.Status``), and by the gRPC receiver as that status code and message,
+with nothing stored.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ class RequestRefused(Exception):  # noqa: N818 (a refusal is an outcome, not an 
         self.status = status
         self.message = message
 
+    @property
+    def rpc_code(self) -> int:
+        """The ``google.rpc.Code`` of the refusal (2, UNKNOWN, for a status not listed)."""
+        return _RPC_CODES.get(self.status, 2)
+
     def status_body(self) -> dict[str, object]:
         """The OTLP error body: google.rpc.Status as JSON."""
-        return {"code": _RPC_CODES.get(self.status, 2), "message": self.message}
+        return {"code": self.rpc_code, "message": self.message}

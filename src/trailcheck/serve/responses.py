@@ -9,17 +9,17 @@ whatever the request's encoding, so a person reading an exporter's log can read 
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from fastapi import Response
 from fastapi.responses import JSONResponse
 
 # protobuf ships no type stubs, and pyproject only waives them for opentelemetry.proto.*.
 from google.protobuf import json_format
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from trailcheck.serve.body import BodyEncoding
 from trailcheck.serve.intake import Accepted
+from trailcheck.serve.receive import trace_response
 from trailcheck.serve.refusal import SERVICE_UNAVAILABLE, UNAUTHORIZED, RequestRefused
 
 __all__ = ["export_response", "refusal_response"]
@@ -28,17 +28,9 @@ _PROTOBUF: Final = "application/x-protobuf"
 _RETRY_AFTER_S: Final = "1"
 
 
-def _response_message(accepted: Accepted) -> Any:
-    message: Any = ExportTraceServiceResponse()
-    if accepted.rejected:
-        message.partial_success.rejected_spans = accepted.rejected
-        message.partial_success.error_message = accepted.message
-    return message
-
-
 def export_response(encoding: BodyEncoding, accepted: Accepted) -> Response:
     """The 200 answer to an accepted export."""
-    message = _response_message(accepted)
+    message = trace_response(accepted)
     if encoding == "protobuf":
         return Response(message.SerializeToString(), media_type=_PROTOBUF)
     return JSONResponse(json_format.MessageToDict(message))

@@ -1,0 +1,162 @@
+"""The OTLP/gRPC receiver: ``TraceService/Export`` on a gRPC server beside the HTTP endpoint, so
+an OpenTelemetry Collector's default ``otlp`` exporter, or any SDK's gRPC exporter, can send
+spans to trailcheck.
+
+It means what ``POST /v1/traces`` means, in gRPC's terms, over the same
+:class:`~trailcheck.serve.intake.Intake` and decoder (:mod:`trailcheck.serve.receive`):
+
+- with a token, every call carries ``authorization: Bearer <token>`` metadata, or it is
+  UNAUTHENTICATED;
+- a message over ``max_message_bytes`` (gRPC's max receive message length, which it applies to
+  the message after decompression) is RESOURCE_EXHAUSTED, refused by gRPC before it is read;
+- a bad payload, a bad span or a span id twice is INVALID_ARGUMENT with the HTTP message,
+  naming the span and field; a store that fails is UNAVAILABLE, which exporters retry;
+- otherwise the spans are durable before the ``ExportTraceServiceResponse`` is sent, with
+  ``partial_success`` for late spans. A refused call stores nothing.
+
+The request reaches the handler as the bytes received, not parsed by gRPC: the generated
+``add_TraceServiceServicer_to_server`` would parse it with ``FromString`` first, so a payload
+that is not protobuf would be an INTERNAL "Exception deserializing request" naming nothing, and
+every request would be parsed twice. gzip (and deflate) are undone by gRPC.
+
+Each OTLP signal is one :class:`OtlpService`: its gRPC service name and a function from request
+bytes to response bytes. :func:`trace_service` is the one there is; a logs service joins it as
+``grpc_receiver([trace_service(intake), logs_service(...)], ...)``, with token and size checks
+shared. The receiver does not sweep: the HTTP app that runs beside it does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any, Final
+
+import grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+
+from trailcheck.errors import UsageError
+from trailcheck.serve.intake import Intake
+from trailcheck.serve.receive import receive_traces, trace_response
+from trailcheck.serve.refusal import RequestRefused
+from trailcheck.serve.security import check_bearer, check_bind
+
+__all__ = ["GRPC_TRACE_SOURCE", "GrpcReceiver", "OtlpService", "grpc_receiver", "trace_service"]
+
+# Every OTLP collector service has the one unary method Export.
+_EXPORT: Final = "Export"
+_TRACE_SERVICE: Final[str] = trace_service_pb2.DESCRIPTOR.services_by_name["TraceService"].full_name
+# What errors name as the source of a span received over gRPC.
+GRPC_TRACE_SOURCE: Final = f"/{_TRACE_SERVICE}/{_EXPORT}"
+_WORKERS: Final = 8
+_STOP_GRACE_S: Final = 5.0
+_STATUS_CODES: Final = {code.value[0]: code for code in grpc.StatusCode}
+
+
+@dataclass(frozen=True)
+class OtlpService:
+    """One OTLP signal's gRPC service: its full name (``opentelemetry.proto.collector...``) and
+    its Export, from the request's bytes to the response's, raising RequestRefused."""
+
+    name: str
+    export: Callable[[bytes], bytes]
+
+
+def trace_service(intake: Intake) -> OtlpService:
+    """``TraceService/Export`` into ``intake``."""
+
+    def export(payload: bytes) -> bytes:
+        accepted = receive_traces(intake, payload, "protobuf", GRPC_TRACE_SOURCE)
+        return bytes(trace_response(accepted).SerializeToString())
+
+    return OtlpService(_TRACE_SERVICE, export)
+
+
+@dataclass(frozen=True)
+class GrpcReceiver:
+    """A gRPC server bound to ``host:port`` (``port`` as bound: the OS's pick for 0), not yet
+    started."""
+
+    server: grpc.Server
+    host: str
+    port: int
+    _workers: futures.ThreadPoolExecutor
+
+    @property
+    def address(self) -> str:
+        """``host:port`` as a gRPC client names it (``[::1]:4317`` for IPv6)."""
+        return f"{_bracketed(self.host)}:{self.port}"
+
+    def start(self) -> None:
+        self.server.start()
+
+    def stop(self, grace_s: float = _STOP_GRACE_S) -> None:
+        """Stop taking calls and wait up to ``grace_s`` for those in flight to finish."""
+        self.server.stop(grace_s).wait()
+        self._workers.shutdown(wait=True)
+
+
+def grpc_receiver(
+    services: Sequence[OtlpService],
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    max_message_bytes: int,
+) -> GrpcReceiver:
+    """A receiver for ``services`` bound to ``host:port``; UsageError for a non-loopback
+    ``host`` without a token (before any socket is opened) or an address it cannot bind."""
+    check_bind(host, token)
+    if max_message_bytes < 1:
+        raise ValueError(f"max_message_bytes must be at least 1, got {max_message_bytes}")
+    workers = futures.ThreadPoolExecutor(_WORKERS, thread_name_prefix="trailcheck-grpc")
+    options = [
+        ("grpc.max_receive_message_length", max_message_bytes),
+        # A port another server holds is an error, not silently shared between the two.
+        ("grpc.so_reuseport", 0),
+    ]
+    server = grpc.server(workers, options=options)
+    for service in services:
+        handler = _export_handler(service.export, token)
+        server.add_generic_rpc_handlers(
+            [grpc.method_handlers_generic_handler(service.name, {_EXPORT: handler})]
+        )
+    address = f"{_bracketed(host)}:{port}"
+    try:
+        bound = server.add_insecure_port(address)
+    except RuntimeError:
+        bound = 0
+    if not bound:
+        workers.shutdown(wait=False)
+        raise UsageError(
+            f"cannot listen for OTLP/gRPC on {address}: the port is taken or the address is"
+            " not this machine's; choose another --grpc-port, or --no-grpc"
+        )
+    return GrpcReceiver(server, host, bound, workers)
+
+
+def _export_handler(
+    export: Callable[[bytes], bytes], token: str | None
+) -> grpc.RpcMethodHandler[Any, Any]:
+    """A unary handler taking and answering bytes; a refusal aborts with its gRPC code."""
+
+    def handle(payload: bytes, context: grpc.ServicerContext) -> bytes:
+        try:
+            check_bearer(_authorization(context), token)
+            return export(payload)
+        except RequestRefused as refusal:
+            context.abort(_STATUS_CODES[refusal.rpc_code], refusal.message)
+
+    return grpc.unary_unary_rpc_method_handler(handle)
+
+
+def _authorization(context: grpc.ServicerContext) -> str | None:
+    """The ``authorization`` metadata (gRPC lowercases keys), if the call has one."""
+    for key, value in context.invocation_metadata():
+        if key == "authorization" and isinstance(value, str):
+            return value
+    return None
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
