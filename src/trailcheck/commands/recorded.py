@@ -17,9 +17,11 @@ from rich.table import Table
 
 from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.run import stderr, stdout
+from trailcheck.commands.telemetry import EmitOtelHeaderOption, EmitOtelOption, emit, emit_target
 from trailcheck.errors import InputError
 from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.report.otel_results import EvaluationResult, grade_results
 from trailcheck.report.stats_view import render_stats, stats_json
 from trailcheck.run.recorded import outcomes_from_traces
 from trailcheck.run.stats import summarize_outcomes
@@ -93,15 +95,20 @@ def score_command(
     dataset: Annotated[Path, typer.Option("--dataset", "-d", help="The dataset (YAML or JSON).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the grades as JSON.")] = False,
     format_name: FormatOption = None,
+    emit_otel: EmitOtelOption = None,
+    emit_otel_header: EmitOtelHeaderOption = None,
 ) -> None:
     """Grade recorded traces against the cases they name in ``metadata.case_id``.
 
     Exit 0 when every trace passed, 1 when any failed or was unscorable, 2 for input errors
-    (a bad dataset, an unreadable trace, a trace that names no known case).
+    (a bad dataset, an unreadable trace, a trace that names no known case). ``--emit-otel``
+    sends the scores as telemetry, best effort: it changes no exit code.
     """
+    target = emit_target(emit_otel, emit_otel_header)
     cases = _cases_with_scorers(load_dataset(dataset))
     summary = ImportSummary()
     results: list[Grade] = []
+    evaluations: list[EvaluationResult] = []
     unmatched: list[str] = []
     for trace in iter_import([traces], format_name=format_name, summary=summary):
         case_id = trace.metadata.get("case_id")
@@ -110,6 +117,8 @@ def score_command(
             continue
         case, scorers = cases[case_id]
         results.append(grade(trace, case, scorers))
+        if target is not None:
+            evaluations += grade_results(trace, results[-1])
     if as_json:
         print_json([_grade_json(result) for result in results])
     else:
@@ -121,6 +130,8 @@ def score_command(
         stderr.print(f"no case in {dataset} for: {shown}", style="red", markup=False)
     passed = sum(result.passed for result in results)
     stderr.print(f"{passed}/{len(results)} traces passed", markup=False)
+    if target is not None:
+        emit(evaluations, target, stderr)
     if summary.rejections or unmatched:
         raise typer.Exit(EXIT_USAGE)
     if passed < len(results):

@@ -11,11 +11,13 @@ from rich.console import Console
 
 from trailcheck.cases import GateSpec, Split, load_dataset
 from trailcheck.commands.judge import JudgeModels, build_judge
+from trailcheck.commands.telemetry import EmitOtelHeaderOption, EmitOtelOption, emit, emit_target
 from trailcheck.errors import UsageError
 from trailcheck.judge.calibration import CalibrationReport, load_calibration_report
 from trailcheck.models.openai_chat import OpenAIChatModel
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
+from trailcheck.report.otel_results import trial_results
 from trailcheck.report.progress import ProgressObserver
 from trailcheck.report.run_view import render_run
 from trailcheck.run.agent import AgentFactory
@@ -126,12 +128,16 @@ def run_command(
     gate_judge_max_false_fail: Annotated[
         float | None, typer.Option(help="Gate: the judge's calibrated false-fail rate at most.")
     ] = None,
+    emit_otel: EmitOtelOption = None,
+    emit_otel_header: EmitOtelHeaderOption = None,
 ) -> None:
     """Run an agent on a dataset, k trials per case; write the report; check the gate.
 
     Exit 0 when the gate passed (or none was set), 1 when it failed or the run was interrupted,
-    2 for a usage or input error.
+    2 for a usage or input error. ``--emit-otel`` sends the scores as telemetry, best effort:
+    it changes no exit code.
     """
+    target = emit_target(emit_otel, emit_otel_header)
     dataset = load_dataset(dataset_path)
     prior = load_report(baseline) if baseline is not None else None
     chat = None
@@ -187,6 +193,8 @@ def run_command(
     written = write_run(
         result.report, result.trace_lines, folder, name, html=render_html if html else None
     )
+    if target is not None:
+        emit(trial_results(result), target, stderr)
     finish(result.report, gate, written, calibration)
 
 
