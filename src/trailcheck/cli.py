@@ -43,12 +43,13 @@ from trailcheck.commands.store_commands import (
     label_command,
     note_command,
     notes_command,
+    print_gap_warning,
     show_stored_trace,
     traces_list_command,
     traces_sessions_command,
 )
 from trailcheck.errors import InputError, TrailcheckError, UsageError
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace, trace_json_schema
 from trailcheck.report import render_trace
 from trailcheck.run.results import report_json_schema
@@ -122,6 +123,8 @@ def _print_summary(summary: ImportSummary, out: str, *, written: bool) -> None:
         f" {summary.imported} imported, {summary.rejected} rejected; {target}",
         markup=False,
     )
+    for line in capture_warnings(summary):
+        stderr.print(line, style="yellow", markup=False, highlight=False)
 
 
 @app.command("import")
@@ -198,6 +201,7 @@ def traces_show(
     for trace in iter_import([source], format_name=format_name, summary=summary):
         if trace_id is None or trace.trace_id == trace_id:
             stdout.print(render_trace(trace, full=full))
+            print_gap_warning(trace)
             return
     rejected = [r for r in summary.rejections if trace_id is None or r.trace_id == trace_id]
     if rejected:

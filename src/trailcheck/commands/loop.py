@@ -46,6 +46,7 @@ from trailcheck.loop.review import edit_proposals, find_case, proposals_text, pr
 from trailcheck.report import render_trace
 from trailcheck.store import DB_ENV, DEFAULT_DB_PATH, ClusterRecord, Store, UnknownTraceError
 from trailcheck.trace import Finding
+from trailcheck.trace.content_gap import GapTally
 
 EXIT_DID_NOT_GENERALISE = 1
 DEFAULT_CANDIDATES = Path("candidates.yaml")
@@ -92,8 +93,9 @@ def detect_command(
     counts: dict[str, int] = {}
     # Findings come in trace order, so traces are counted without remembering them.
     traces, last_trace = 0, None
+    gaps = GapTally()
     with Store.open(db) as store:
-        for batch in _batches(detect(store.iter_traces(), chosen), FINDINGS_BATCH):
+        for batch in _batches(detect(store.iter_traces(), chosen, gaps), FINDINGS_BATCH):
             store.add_findings(batch)
             for finding in batch:
                 counts[finding.label] = counts.get(finding.label, 0) + 1
@@ -108,6 +110,8 @@ def detect_command(
         stdout.print(table)
     total = sum(counts.values())
     stderr.print(f"{total} finding(s) on {traces} trace(s) by {len(chosen)} rules")
+    for line in gaps.warnings("; the rules that read content were not run on them"):
+        stderr.print(line, markup=False, highlight=False)
 
 
 def _record(cluster: Cluster) -> ClusterRecord:

@@ -22,7 +22,7 @@ from rich.table import Table
 from trailcheck.commands.recorded import print_json
 from trailcheck.errors import InputError, UsageError
 from trailcheck.ingest.formats import FORMAT_NAMES
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
 from trailcheck.report import render_trace
 from trailcheck.store import (
     IngestSummary,
@@ -32,7 +32,8 @@ from trailcheck.store import (
     TraceSummary,
     UnknownTraceError,
 )
-from trailcheck.trace import Severity
+from trailcheck.trace import Severity, Trace
+from trailcheck.trace.content_gap import content_gap
 
 EXIT_FAILED = 1
 MAX_LISTED_PROBLEMS = 20
@@ -99,6 +100,8 @@ def _print_ingest(imported: ImportSummary, stored: IngestSummary, url: str) -> N
         f" {stored.conflicted} conflicts, {imported.rejected} rejected; store {url}",
         markup=False,
     )
+    for line in capture_warnings(imported):
+        stderr.print(line, style="yellow", markup=False, highlight=False)
 
 
 def ingest_command(
@@ -229,6 +232,13 @@ def traces_sessions_command(
     stderr.print(f"{len(rows)} session(s)", markup=False)
 
 
+def print_gap_warning(trace: Trace) -> None:
+    """One warning line under a shown trace whose message content was not recorded."""
+    gap = content_gap(trace)
+    if gap is not None:
+        stderr.print(f"warning: {gap.reason}", style="yellow", markup=False, highlight=False)
+
+
 def show_stored_trace(trace_id: str, db: str | None, *, full: bool) -> None:
     """``trailcheck traces show ID``: a stored trace, its findings and notes. The id was not a
     file's name, so the errors say that too."""
@@ -246,6 +256,7 @@ def show_stored_trace(trace_id: str, db: str | None, *, full: bool) -> None:
         findings = store.findings(trace_id=trace_id)
         notes = store.notes(trace_id)
     stdout.print(render_trace(trace, full=full))
+    print_gap_warning(trace)
     for finding in findings:
         evidence = f" [{', '.join(finding.evidence)}]" if finding.evidence else ""
         stdout.print(

@@ -33,6 +33,7 @@ from trailcheck.ingest.log_join import LogTally, join_log_events
 from trailcheck.ingest.records import ImportItem, Rejection, SpanItem
 from trailcheck.ingest.span_pool import SpanPool, pool_spans
 from trailcheck.trace import Trace
+from trailcheck.trace.content_gap import GapTally
 
 
 @dataclass(slots=True)
@@ -43,6 +44,7 @@ class ImportSummary:
     rejections: list[Rejection] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
     logs: LogTally = field(default_factory=LogTally)
+    gaps: GapTally = field(default_factory=GapTally)
 
     @property
     def rejected(self) -> int:
@@ -55,6 +57,23 @@ class ImportSummary:
     @property
     def ok(self) -> bool:
         return not self.rejections
+
+
+def capture_warnings(summary: ImportSummary) -> list[str]:
+    """What an import could not see, one line per kind: GenAI log records that joined no span,
+    and traces whose instrumentation recorded no message content (with the fix)."""
+    lines: list[str] = []
+    logs = summary.logs
+    if logs.unjoined or logs.unlinked:
+        lines.append(
+            f"warning: {logs.unjoined + logs.unlinked} GenAI log record(s) joined no span"
+            f" ({logs.unjoined} name a span not in the input, {logs.unlinked} name none):"
+            " import the trace files they belong to in the same command"
+        )
+    if logs.other:
+        lines.append(f"note: {logs.other} log record(s) that are not GenAI events were ignored")
+    lines.extend(summary.gaps.warnings())
+    return lines
 
 
 def _resolve_format(path: Path, format_name: str | None) -> TraceFormat:
@@ -155,6 +174,7 @@ def _accept(
         return None
     first_seen[item.trace_id] = source
     summary.imported += 1
+    summary.gaps.add(item)
     return item
 
 

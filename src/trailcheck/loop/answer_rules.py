@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -66,6 +66,8 @@ def _claim_rules(claims: list[ClaimSpec] | None) -> tuple[ClaimRule, ...]:
 class UnsupportedClaimRule(DetectionRule):
     """An answer claiming a change the state does not show."""
 
+    needs_content: ClassVar[bool] = True
+
     kind: Literal["unsupported_claim"] = "unsupported_claim"
     claims: list[ClaimSpec] | None = None
 
@@ -87,6 +89,8 @@ class UnsupportedClaimRule(DetectionRule):
 
 class ErrorIgnoredRule(DetectionRule):
     """A tool error left unrecovered, and an answer that claims success anyway."""
+
+    needs_content: ClassVar[bool] = True
 
     kind: Literal["error_ignored"] = "error_ignored"
     success_pattern: str = DEFAULT_SUCCESS
@@ -126,6 +130,8 @@ class ErrorIgnoredRule(DetectionRule):
 class GroundingRule(DetectionRule):
     """Figures in the answer that the evidence does not hold."""
 
+    needs_content: ClassVar[bool] = True
+
     kind: Literal["grounding"] = "grounding"
     threshold: float = Field(1.0, ge=0.0, le=1.0)
     day_first: bool = False
@@ -162,6 +168,8 @@ def _is_timeout(exception_type: str) -> bool:
 
 class FinalAnswerRule(DetectionRule):
     """A run that ended normally without an answer."""
+
+    needs_content: ClassVar[bool] = True
 
     kind: Literal["final_answer"] = "final_answer"
 

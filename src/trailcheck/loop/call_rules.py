@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
@@ -53,6 +53,8 @@ class PolicyRule(DetectionRule):
 
 class EfficiencyRule(DetectionRule):
     """The efficiency scorer's call checks that are given (at least one)."""
+
+    needs_content: ClassVar[bool] = True
 
     kind: Literal["efficiency"] = "efficiency"
     max_identical_calls: int | None = None
@@ -140,6 +142,8 @@ def _date_values(arguments: Any, path: str = "") -> Iterator[tuple[str, str]]:
 
 class DateArgumentRule(DetectionRule):
     """A date argument that names a day the user did not ask for."""
+
+    needs_content: ClassVar[bool] = True
 
     kind: Literal["date_argument"] = "date_argument"
     tools: list[str] | None = None

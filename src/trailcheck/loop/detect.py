@@ -7,14 +7,23 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from trailcheck.loop.rule_file import Rule, builtin_rules
 from trailcheck.trace import Finding, Trace
+from trailcheck.trace.content_gap import GapTally
 
 
-def detect(traces: Iterable[Trace], rules: Sequence[Rule] | None = None) -> Iterator[Finding]:
+def detect(
+    traces: Iterable[Trace], rules: Sequence[Rule] | None = None, gaps: GapTally | None = None
+) -> Iterator[Finding]:
     """The findings of ``rules`` (default: the built-in rules) on each trace, in trace order
-    then rule order; at most one finding per rule and trace."""
+    then rule order; at most one finding per rule and trace. On a trace whose content was not
+    recorded, the rules that read content are not run (their failure would be the
+    telemetry's), and the trace is counted in ``gaps``."""
     chosen = builtin_rules() if rules is None else tuple(rules)
+    gaps = GapTally() if gaps is None else gaps
     for trace in traces:
+        gap = gaps.add(trace)
         for rule in chosen:
+            if gap is not None and rule.needs_content:
+                continue
             finding = rule.detect(trace)
             if finding is not None:
                 yield finding

@@ -13,6 +13,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +37,10 @@ class DetectionRule(BaseModel):
     """Base of the detection rules: frozen, strict, unknown settings refused."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    # A rule that reads message content (arguments, results, the answer) is not run on a trace
+    # whose instrumentation did not record it (trailcheck.trace.content_gap).
+    needs_content: ClassVar[bool] = False
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
     label: str = Field(pattern=LABEL_PATTERN, max_length=120)

@@ -5,7 +5,8 @@ criterion each). A verdict becomes a ``judge`` Score (1 passed, 0 failed) whose 
 the criterion, the judge version, the failed criteria and the failure mode; a judging without a
 valid verdict, or a judge that raised, is a scorer failure, so the trial is unscorable with the
 reason kept. A case with rubrics and no judge configured keeps its deterministic grade, and the
-reason says how many rubrics went unjudged: never a silent pass.
+reason says how many rubrics went unjudged: never a silent pass. A trace whose instrumentation
+did not record the conversation's content is not judged: the trial is unscorable, saying so.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from trailcheck.cases import Case
 from trailcheck.judge.judge import Judge
 from trailcheck.judge.verdict import JudgeItem, Judging
 from trailcheck.scorers import Grade, Score, ScorerFailure
-from trailcheck.scorers.grade import grade_verdict
+from trailcheck.scorers.grade import content_not_captured, grade_verdict
 from trailcheck.trace import Trace
+from trailcheck.trace.content_gap import content_gap
 
 JUDGE_SCORER = "judge"
 
@@ -68,6 +70,14 @@ async def judged(graded: Grade, trace: Trace, case: Case, judge: Judge | None) -
     if judge is None:
         unjudged = f"{len(case.rubrics)} rubric(s) not judged: no judge configured"
         return graded.model_copy(update={"reason": f"{graded.reason}; {unjudged}"})
+    gap = content_gap(trace)
+    if gap is not None:
+        # A judge reads what was said; a trace that did not record it is not judged.
+        failures = [*graded.failures, content_not_captured(JUDGE_SCORER, gap)]
+        status, reason = grade_verdict(graded.scores, failures, explicit=True)
+        return graded.model_copy(
+            update={"failures": tuple(failures), "status": status, "reason": reason}
+        )
     items = [
         JudgeItem(item_id=trace.trace_id, trace=trace, criterion=rubric, case=case)
         for rubric in case.rubrics

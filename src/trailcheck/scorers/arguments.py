@@ -96,6 +96,8 @@ class ArgumentsScorer:
     """
 
     name: ClassVar[str] = "arguments"
+    # Reads message content (arguments, results, the answer): unscorable without it.
+    needs_content: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     threshold: float = 1.0

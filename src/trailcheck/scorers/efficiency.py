@@ -145,6 +145,8 @@ class EfficiencyScorer:
     """Redundancy, loops, call counts and budget ceilings; see the module for each check."""
 
     name: ClassVar[str] = "efficiency"
+    # Reads message content (arguments, results, the answer): unscorable without it.
+    needs_content: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     max_identical_calls: int | None = 2

@@ -6,7 +6,12 @@ check. Nothing stops at the first failure, so one failure never hides another.
 
 The verdict:
 
-- ``unscorable`` when a scorer raised (its :class:`ScorerFailure` says why), or when nothing
+- ``unscorable`` when a scorer raised (its :class:`ScorerFailure` says why); when the trace's
+  instrumentation did not record the conversation's content
+  (:func:`~trailcheck.trace.content_gap.content_gap`) and a scorer that reads content
+  (``needs_content``: arguments, results, the answer), or reads the calls (``reads_calls``) of a
+  trace that recorded none, applies to the case: its Score would judge telemetry, not the agent,
+  so it is replaced by a failure saying what to turn on; or when nothing
   case-specific was checked: no scorer produced a Score, or the case names no scorers and only
   the generic ones did (efficiency, termination and grounding apply to any trace, so a case
   with no expectation of its own would otherwise pass every fluent answer);
@@ -25,8 +30,11 @@ from trailcheck.cases import BUILTIN_SCORER_ORDER, Case
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.trace import Trace
+from trailcheck.trace.content_gap import ContentGap, content_gap
 
 GradeStatus = Literal["passed", "failed", "unscorable"]
+# The error type of a scorer that gave no verdict because the trace's content was not recorded.
+CONTENT_NOT_CAPTURED = "ContentNotCaptured"
 
 DEFAULT_SCORER_ORDER = BUILTIN_SCORER_ORDER
 # The built-ins that apply to any trace, whatever the case states.
@@ -72,9 +80,12 @@ def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> 
     chosen = case_scorers(case) if scorers is None else scorers
     scores: list[Score] = []
     failures: list[ScorerFailure] = []
+    gap = content_gap(trace)
     for scorer in chosen:
         outcome = run_scorer(scorer, trace, case)
-        if isinstance(outcome, ScorerFailure):
+        if outcome is not None and gap is not None and _unjudgeable(scorer, gap):
+            failures.append(content_not_captured(scorer.name, gap))
+        elif isinstance(outcome, ScorerFailure):
             failures.append(outcome)
         elif outcome is not None:
             scores.append(outcome)
@@ -95,8 +106,7 @@ def grade_verdict(
     """The status and reason of a grade made of ``scores`` and ``failures`` (see the module
     docstring); ``explicit``: the case itself says what to check (its scorers, or rubrics)."""
     if failures:
-        raised = ", ".join(f"{f.scorer} raised {f.error_type}: {f.message}" for f in failures)
-        return "unscorable", raised
+        return "unscorable", ", ".join(_failure_reason(failure) for failure in failures)
     if not scores:
         return "unscorable", "no scorer applied: the case checks nothing"
     if not explicit and all(score.scorer in GENERIC_SCORERS for score in scores):
@@ -108,3 +118,24 @@ def grade_verdict(
     if failed:
         return "failed", f"failed: {', '.join(failed)} ({len(scores) - len(failed)} passed)"
     return "passed", f"all {len(scores)} scores passed"
+
+
+def content_not_captured(scorer: str, gap: ContentGap) -> ScorerFailure:
+    """Why ``scorer`` gave no verdict on a trace whose content was not recorded."""
+    return ScorerFailure(
+        scorer=scorer, error_type=CONTENT_NOT_CAPTURED, message=gap.reason, traceback=""
+    )
+
+
+def _unjudgeable(scorer: Scorer, gap: ContentGap) -> bool:
+    """Whether ``scorer`` would judge the telemetry rather than the agent on a trace with
+    ``gap``: it reads content, or it reads the calls and the calls were not recorded."""
+    if getattr(scorer, "needs_content", False):
+        return True
+    return gap.calls_unrecorded and getattr(scorer, "reads_calls", False)
+
+
+def _failure_reason(failure: ScorerFailure) -> str:
+    if failure.error_type == CONTENT_NOT_CAPTURED:
+        return f"{failure.scorer} unscorable: {failure.message}"
+    return f"{failure.scorer} raised {failure.error_type}: {failure.message}"

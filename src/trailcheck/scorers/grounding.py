@@ -214,6 +214,8 @@ class GroundingScorer:
     """
 
     name: ClassVar[str] = "grounding"
+    # Reads message content (arguments, results, the answer): unscorable without it.
+    needs_content: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     threshold: float = 1.0

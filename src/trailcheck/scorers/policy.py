@@ -24,6 +24,8 @@ class PolicyScorer:
     """Every rule in ``case.policies`` holds for every call."""
 
     name: ClassVar[str] = "policy"
+    # Reads the calls: unscorable on a trace that recorded none (no tool span, no message).
+    reads_calls: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     def to_spec(self) -> ScorerSpec:

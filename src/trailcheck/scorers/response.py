@@ -55,6 +55,8 @@ class ResponseScorer:
     """Reference and keyword checks of the final answer; passed iff value >= ``threshold``."""
 
     name: ClassVar[str] = "response"
+    # Reads message content (arguments, results, the answer): unscorable without it.
+    needs_content: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     reference: ReferenceCheck = "equals"

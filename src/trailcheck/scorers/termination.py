@@ -135,6 +135,8 @@ class TerminationScorer:
     """An answer, claims backed by the state, and no stop before a required write."""
 
     name: ClassVar[str] = "termination"
+    # Reads message content (arguments, results, the answer): unscorable without it.
+    needs_content: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     claim_rules: tuple[ClaimRule, ...] = DEFAULT_CLAIM_RULES

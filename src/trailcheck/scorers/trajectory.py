@@ -112,6 +112,8 @@ class TrajectoryScorer:
     """
 
     name: ClassVar[str] = "trajectory"
+    # Reads the calls: unscorable on a trace that recorded none (no tool span, no message).
+    reads_calls: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     ignore_tools: tuple[str, ...] = ()
