@@ -88,17 +88,17 @@ class ContentGap:
 def content_gap(trace: Trace) -> ContentGap | None:
     """The trace's content gap, or ``None`` when its content was recorded (or it has no model
     call whose messages could have held it)."""
-    llm_spans = _model_calls(trace)
-    if not llm_spans or any(_records_content(span) for span in llm_spans):
+    if not any(span.kind == "llm" for span in trace.spans):
         return None
-    calls = trace.tool_calls
+    # What content would give, checked first: for most traces nothing is missing.
     missing = (
         not trace.input_text
         or trace.final_output is None
-        or any(not call.arguments and call.recorded_result is None for call in calls)
+        or any(not call.arguments and call.recorded_result is None for call in trace.tool_calls)
     )
-    if not missing:
+    if not missing or any(_records_content(span) for span in trace.spans):
         return None
+    llm_spans = _model_calls(trace)
     scope = next(
         (s for span in llm_spans if isinstance(s := span.attributes.get(OTEL_SCOPE_NAME), str)),
         None,

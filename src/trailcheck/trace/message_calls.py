@@ -13,7 +13,7 @@ twice, and is skipped):
   it was sent; its requesting span is not in this trace) is placed at that span's start, then by
   position. Calls are the same call when their ids are equal; calls without an id are matched
   by occurrence: the n-th history request of one tool with the same arguments is the n-th call
-  of it already known.
+  of it already known (and the n-th id-less answer of a tool in a history, the n-th answer).
 - **Answers.** A ``tool`` message answers the call its ``tool_call_id`` (or, for a message of
   GenAI parts, each ``tool_call_response`` part's ``id``) names; without an id, the earliest
   unanswered call of the tool the message names. The answer is kept as recorded (text, or the
@@ -96,16 +96,18 @@ class _Ledger:
         self.calls: list[RequestedCall] = []
         self._by_id: dict[str, RequestedCall] = {}
         self._idless: dict[Hashable, list[RequestedCall]] = {}  # by signature, in order
+        self._idless_answers: dict[str | None, int] = {}  # id-less answers settled, by tool
 
     def read(self, span: Span, messages: Sequence[Message], time: int, *, history: bool) -> None:
         seen_in_history: dict[Hashable, int] = {}
+        answers_in_history: dict[str | None, int] = {}
         for position, message in enumerate(messages):
             if message.role == "assistant":
                 for offset, requested in enumerate(message.tool_calls):
                     order = (time, True, 0, position * 1000 + offset, span.span_id)
                     self._request(requested, span, order, history, seen_in_history)
             elif message.role == "tool":
-                self._answer(message)
+                self._answer(message, answers_in_history if history else None)
 
     def _request(
         self,
@@ -133,20 +135,33 @@ class _Ledger:
         else:
             self._idless.setdefault(signature, []).append(call)
 
-    def _answer(self, message: Message) -> None:
+    def _answer(self, message: Message, answers_in_history: dict[str | None, int] | None) -> None:
         if isinstance(message.content, list):
             responses = [p for p in message.content if p.get("type") == _TOOL_CALL_RESPONSE]
             if responses:
                 for part in responses:
                     result = part["response"] if "response" in part else part.get("result")
-                    self._settle(part.get("id"), message.name, result)
+                    self._settle(part.get("id"), message.name, result, answers_in_history)
                 return
-        self._settle(message.tool_call_id, message.name, message.content)
+        self._settle(message.tool_call_id, message.name, message.content, answers_in_history)
 
-    def _settle(self, call_id: Any, tool_name: str | None, result: Any) -> None:
+    def _settle(
+        self,
+        call_id: Any,
+        tool_name: str | None,
+        result: Any,
+        answers_in_history: dict[str | None, int] | None,
+    ) -> None:
         if isinstance(call_id, str):
             call = self._by_id.get(call_id)
         else:
+            if answers_in_history is not None:
+                # The n-th id-less answer of a tool in a history is the n-th one already read
+                # when there are that many: a later span sent the same conversation again.
+                occurrence = answers_in_history.get(tool_name, 0)
+                answers_in_history[tool_name] = occurrence + 1
+                if occurrence < self._idless_answers.get(tool_name, 0):
+                    return
             call = next(
                 (
                     c
@@ -158,3 +173,5 @@ class _Ledger:
         if call is not None and not call.answered:
             call.answered = True
             call.result = result
+            if call.call_id is None:
+                self._idless_answers[tool_name] = self._idless_answers.get(tool_name, 0) + 1

@@ -79,7 +79,7 @@ def parse_json_text(value: Any) -> Any:
 def derive_tool_calls(spans: Sequence[Span]) -> list[ToolCall]:
     """The tool calls of a trace's spans, in order (see the module docstring)."""
     tool_spans = [span for span in spans if span.tool is not None]
-    requests = requested_calls(spans) if any(span.llm is not None for span in spans) else []
+    requests = requested_calls(spans) if _messages_may_add(spans, tool_spans) else []
     if not requests:
         tool_spans.sort(key=_span_order)
         return [_span_call(span, None) for span in tool_spans]
@@ -91,6 +91,20 @@ def derive_tool_calls(spans: Sequence[Span]) -> list[ToolCall]:
         ordered.extend((r.order, _message_call(r)) for r in requests)
     ordered.sort(key=lambda keyed: keyed[0])
     return [call for _, call in ordered]
+
+
+def _messages_may_add(spans: Sequence[Span], tool_spans: list[Span]) -> bool:
+    """Whether the model's messages can add to what the tool spans record: there are model
+    calls, and either no tool span (then the messages are the only record) or one that left its
+    call id, arguments or result unrecorded. Spans that record everything are the calls as they
+    are, and reading the messages would only find them again."""
+    if not any(span.llm is not None for span in spans):
+        return False
+    return not tool_spans or any(
+        span.tool is not None
+        and (span.tool.call_id is None or not span.tool.arguments or span.tool.result is None)
+        for span in tool_spans
+    )
 
 
 def _span_order(span: Span) -> OrderKey:
