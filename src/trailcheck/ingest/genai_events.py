@@ -9,7 +9,8 @@ span, :mod:`trailcheck.ingest.otlp_logs`), two shapes exist:
 - **one event per message** (conventions up to 1.36): ``gen_ai.system.message``,
   ``gen_ai.user.message``, ``gen_ai.assistant.message`` (``content`` and OpenAI-style
   ``tool_calls``), ``gen_ai.tool.message`` (``content`` and the answered call's ``id``) in the
-  order of the conversation, then one ``gen_ai.choice`` per output (``index``, ``message``). The
+  order of the conversation, then one ``gen_ai.choice`` per output (``index``, ``message``, or
+  the message's fields in the body itself, as Google ADK writes them). The
   body holds the fields; the event name gives the role unless the body says it.
 
 Content that was not captured is absent, and stays absent: a body without ``content`` gives a
@@ -67,7 +68,8 @@ def per_message_events(events: Sequence[SpanEvent]) -> Messages:
                     f"a choice's index must be an integer, not {json_kind(choice_index)}",
                     field=f"{path}.index",
                 )
-            message = body.get("message") or {}
+            # The message under "message"; some producers (ADK) put its fields in the body.
+            message = body["message"] if "message" in body else _choice_fields(body)
             if not isinstance(message, dict):
                 raise RecordError(
                     f"a choice's message must be an object, not {json_kind(message)}",
@@ -78,6 +80,10 @@ def per_message_events(events: Sequence[SpanEvent]) -> Messages:
         return None, None
     outputs = [message for _, _, message in sorted(choices, key=lambda c: (c[0], c[1]))]
     return inputs or None, outputs or None
+
+
+def _choice_fields(body: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in body.items() if key in ("role", "content", "tool_calls")}
 
 
 def _body(event: SpanEvent, path: str) -> dict[str, Any]:

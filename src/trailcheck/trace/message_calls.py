@@ -163,15 +163,11 @@ class _Ledger:
                 if occurrence < self._idless_answers.get(tool_name, 0):
                     return
             call = next(
-                (
-                    c
-                    for c in self.calls
-                    if not c.answered and c.call_id is None and c.name == tool_name
-                ),
+                (c for c in self.calls if not c.answered and c.name == tool_name),
                 None,
             )
         if call is not None and not call.answered:
             call.answered = True
             call.result = result
-            if call.call_id is None:
+            if not isinstance(call_id, str):
                 self._idless_answers[tool_name] = self._idless_answers.get(tool_name, 0) + 1
