@@ -8,6 +8,8 @@ statistics over part of the input would mislead, so a rejection is an input erro
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -22,10 +24,13 @@ from trailcheck.errors import InputError
 from trailcheck.ingest.formats import FORMAT_NAMES
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
+from trailcheck.report.otlp_http import OtlpTarget
 from trailcheck.report.stats_view import render_stats, stats_json
 from trailcheck.run.recorded import outcomes_from_traces
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.scorers import Grade, Scorer, case_scorers, grade
+from trailcheck.trace import Trace
+from trailcheck.trace.session import session_traces
 
 __all__ = ["MAX_LISTED_REJECTIONS", "FormatOption", "print_json", "score_command", "stats_command"]
 
@@ -88,6 +93,36 @@ def _grade_table(results: list[Grade]) -> Table:
     return table
 
 
+@dataclass
+class _Graded:
+    results: list[Grade] = field(default_factory=list)
+    evaluations: list[EvaluationResult] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
+
+
+def _grade_traces(
+    traces: Iterable[Trace | ValueError],
+    cases: dict[str, tuple[Case, tuple[Scorer, ...]]],
+    target: OtlpTarget | None,
+) -> _Graded:
+    """Each trace graded against the case it names; those naming none, and sessions that could
+    not be merged, listed as unmatched."""
+    graded = _Graded()
+    for trace in traces:
+        if isinstance(trace, ValueError):
+            graded.unmatched.append(str(trace))
+            continue
+        case_id = trace.metadata.get("case_id")
+        if not isinstance(case_id, str) or case_id not in cases:
+            graded.unmatched.append(f"{trace.trace_id} (case_id {case_id!r})")
+            continue
+        case, scorers = cases[case_id]
+        graded.results.append(grade(trace, case, scorers))
+        if target is not None:
+            graded.evaluations += grade_results(trace, graded.results[-1])
+    return graded
+
+
 def score_command(
     traces: Annotated[
         Path, typer.Argument(help="Recorded traces, in any format trailcheck reads.")
@@ -97,6 +132,14 @@ def score_command(
     format_name: FormatOption = None,
     emit_otel: EmitOtelOption = None,
     emit_otel_header: EmitOtelHeaderOption = None,
+    by_session: Annotated[
+        bool,
+        typer.Option(
+            "--by-session",
+            help="Grade each session (conversation) as one trace: its turns' calls in order,"
+            " the last turn's answer, the first turn's state before and the last one's after.",
+        ),
+    ] = False,
 ) -> None:
     """Grade recorded traces against the cases they name in ``metadata.case_id``.
 
@@ -107,18 +150,9 @@ def score_command(
     target = emit_target(emit_otel, emit_otel_header)
     cases = _cases_with_scorers(load_dataset(dataset))
     summary = ImportSummary()
-    results: list[Grade] = []
-    evaluations: list[EvaluationResult] = []
-    unmatched: list[str] = []
-    for trace in iter_import([traces], format_name=format_name, summary=summary):
-        case_id = trace.metadata.get("case_id")
-        if not isinstance(case_id, str) or case_id not in cases:
-            unmatched.append(f"{trace.trace_id} (case_id {case_id!r})")
-            continue
-        case, scorers = cases[case_id]
-        results.append(grade(trace, case, scorers))
-        if target is not None:
-            evaluations += grade_results(trace, results[-1])
+    imported = iter_import([traces], format_name=format_name, summary=summary)
+    graded = _grade_traces(session_traces(imported) if by_session else imported, cases, target)
+    results, evaluations, unmatched = graded.results, graded.evaluations, graded.unmatched
     if as_json:
         print_json([_grade_json(result) for result in results])
     else:
@@ -177,7 +211,7 @@ def stats_command(
         stderr.print(f"rejected: {rejection}", style="red", markup=False)
     if summary.rejections:
         raise InputError(
-            f"{summary.rejected} record(s) rejected; statistics over part of the input would"
+            f"{len(summary.rejections)} record(s) rejected; statistics over part of the input would"
             " mislead"
         )
     if not outcomes:
