@@ -39,7 +39,7 @@ def test_import_of_bundled_sample_detects_format_and_writes_every_trace(
     assert refused.name == "issue_refund"
     assert refused.error == "identity not verified for cus_bob"
     err = capsys.readouterr().err
-    assert "read 3 records from 1 file(s) (otlp-json): 3 imported, 0 rejected" in err
+    assert "read 24 spans in 1 file (otlp-json) → 3 traces imported, 0 rejected" in err
 
 
 def bad_and_good_lines(tmp_path: Path) -> Path:
@@ -58,8 +58,8 @@ def test_rejected_record_is_named_and_the_rest_imported_with_exit_1(
     assert [t.trace_id for t in read_jsonl(out)] == ["ok-1"]
     err = capsys.readouterr().err
     assert "mixed.jsonl:2: field 'spans.0.trace_id': Field required" in err
-    assert "2 records" in err
-    assert "1 imported, 1 rejected" in err
+    # The good record's trace has no spans; the bad one is one trace rejected.
+    assert "read 0 spans in 1 file (trailcheck) → 1 trace imported, 1 rejected" in err
 
 
 def test_strict_writes_nothing_and_keeps_an_existing_output(
@@ -274,7 +274,9 @@ def test_a_trace_split_across_files_imports_whole(
     assert run_cli(args) == 0
     (trace,) = read_jsonl(out)
     assert sorted(span.span_id for span in trace.spans) == ["child", "root"]
-    assert "1 imported, 0 rejected" in capsys.readouterr().err
+    assert "read 2 spans in 2 files (spans) → 1 trace imported, 0 rejected" in (
+        capsys.readouterr().err
+    )
 
 
 def test_otlp_json_with_snake_case_keys_imports_nothing_and_says_so(

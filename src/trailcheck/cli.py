@@ -19,6 +19,13 @@ from trailcheck.cases import dataset_json_schema
 from trailcheck.commands.audit import audit_command
 from trailcheck.commands.dataset import dataset_app
 from trailcheck.commands.demo import demo_app
+from trailcheck.commands.import_summary import (
+    IdsOption,
+    counted,
+    hidden_hints,
+    read_words,
+    rejected_words,
+)
 from trailcheck.commands.judge import judge_app
 from trailcheck.commands.loop import (
     clusters_command,
@@ -113,14 +120,15 @@ class _DiscardOutputError(Exception):
 def _print_summary(summary: ImportSummary, out: str, *, written: bool) -> None:
     for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
         stderr.print(f"rejected: {rejection}", style="red", markup=False)
-    hidden = summary.rejected - MAX_LISTED_REJECTIONS
+    hidden = len(summary.rejections) - MAX_LISTED_REJECTIONS
     if hidden > 0:
         stderr.print(f"... and {hidden} more rejected records", style="red")
-    formats = ", ".join(sorted(set(summary.formats.values())))
+    for hint in hidden_hints(summary.rejections, MAX_LISTED_REJECTIONS):
+        stderr.print(hint, style="red", markup=False)
     target = f"written to {out}" if written else f"nothing written to {out} (--strict)"
     stderr.print(
-        f"read {summary.read} records from {len(summary.formats)} file(s) ({formats}):"
-        f" {summary.imported} imported, {summary.rejected} rejected; {target}",
+        f"{read_words(summary)} → {counted(summary.imported, 'trace')} imported,"
+        f" {rejected_words(summary)}; {target}",
         markup=False,
     )
     for line in capture_warnings(summary):
@@ -137,6 +145,7 @@ def import_command(
     strict: Annotated[
         bool, typer.Option("--strict", help="Write nothing when any record is rejected.")
     ] = False,
+    ids: IdsOption = "hex",
 ) -> None:
     """Import traces from other formats into trailcheck JSONL.
 
@@ -145,7 +154,7 @@ def import_command(
     """
 
     summary = ImportSummary()
-    traces = iter_import(sources, format_name=format_name, summary=summary)
+    traces = iter_import(sources, format_name=format_name, summary=summary, ids=ids)
     if str(out) == "-":
         written = True
         if strict:

@@ -35,7 +35,8 @@ class InputError(TrailcheckError):
 
 
 class RecordError(InputError):
-    """One record of an input is bad. The message names the source, line, span and field."""
+    """One record of an input is bad. The message names the source, line, span and field; a
+    ``hint`` (shown after it in parentheses) says what the bad value looks like instead."""
 
     def __init__(
         self,
@@ -45,13 +46,16 @@ class RecordError(InputError):
         line: int | None = None,
         span_id: str | None = None,
         field: str | None = None,
+        hint: str | None = None,
     ) -> None:
         self.message = message
         self.source = source
         self.line = line
         self.span_id = span_id
         self.field = field
-        super().__init__(self.location_prefix() + message)
+        self.hint = hint
+        shown_hint = "" if hint is None else f" ({hint})"
+        super().__init__(self.location_prefix() + message + shown_hint)
 
     def location_prefix(self) -> str:
         """``file.jsonl:12: span 'ab12': field 'x': `` with the parts that are known."""

@@ -163,3 +163,44 @@ def test_only_span_based_formats_read_spans() -> None:
         "openai": False,
         "otlp-proto": True,
     }
+
+
+def counts(summary: ImportSummary) -> tuple[int, int, int, int]:
+    return summary.spans, summary.imported, summary.rejected, summary.untraced
+
+
+def test_the_summary_counts_spans_read_and_traces(tmp_path: Path) -> None:
+    part1 = write(tmp_path / "part1.jsonl", span_line("root"), span_line("other", trace_id="t1"))
+    part2 = write(tmp_path / "part2.jsonl", span_line("child", "root"))
+    assert counts(run(part1, part2)[1]) == (3, 2, 0, 0)
+    # An orphan rejects its trace: the other trace is imported.
+    orphan = write(tmp_path / "orphan.jsonl", span_line("lost", "nowhere", trace_id="t2"))
+    assert counts(run(part1, part2, orphan)[1]) == (4, 2, 1, 0)
+
+
+def test_a_copy_of_a_trace_counts_as_one_more_trace_rejected(tmp_path: Path) -> None:
+    first = write(tmp_path / "first.jsonl", span_line("root"), span_line("child", "root"))
+    second = write(tmp_path / "second.jsonl", first.read_bytes())
+    assert counts(run(first, second)[1]) == (4, 1, 1, 0)
+    bad = write(tmp_path / "bad.jsonl", span_line("root"), span_line("child", "nowhere"))
+    again = write(tmp_path / "again.jsonl", bad.read_bytes())
+    assert counts(run(bad, again)[1]) == (4, 0, 2, 0)
+
+
+def test_a_rejected_part_that_names_no_trace_is_counted_apart(tmp_path: Path) -> None:
+    # The unreadable line withholds both traces (rejected); what it held is unknown (untraced).
+    part = write(tmp_path / "p.jsonl", span_line("root"), span_line("x", trace_id="t2"), b"{")
+    imported, summary = run(part)
+    assert imported == []
+    assert counts(summary) == (2, 0, 2, 1)
+    assert len(summary.rejections) == 2
+
+
+def test_a_per_record_file_counts_each_rejected_record_as_a_trace(tmp_path: Path) -> None:
+    own = write(
+        tmp_path / "own.jsonl",
+        orjson.dumps({"trace_id": "t9", "input": "hi"}),
+        b"not json",
+        orjson.dumps({"trace_id": "t9", "input": "again"}),
+    )
+    assert counts(run(own)[1]) == (0, 1, 2, 0)

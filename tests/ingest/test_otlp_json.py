@@ -234,7 +234,9 @@ def test_unreadable_line_withholds_every_trace_in_one_rejection(fixtures: Path) 
 def test_base64_ids_are_rejected_with_a_hint(fixtures: Path) -> None:
     rejection = only_rejection((fixtures / "otlp" / "base64_ids.json").read_bytes())
     assert rejection.field == "resourceSpans[0].scopeSpans[0].spans[0].traceId"
-    assert "looks like base64" in rejection.message
+    assert rejection.message == "must be 32 hex digits, got 'CvdlGRbNQ92ESOshHIAxnA=='"
+    assert rejection.hint is not None
+    assert "looks like base64" in str(rejection)
     assert rejection.trace_id is None
 
 

@@ -1,4 +1,4 @@
-"""AnyValue and KeyValue decoding, the same from OTLP/JSON and from protobuf; ids; status codes."""
+"""AnyValue and KeyValue decoding, the same from OTLP/JSON and from protobuf; status codes."""
 
 from __future__ import annotations
 
@@ -20,10 +20,8 @@ from trailcheck.ingest.otlp_values import (
     JSON_SYNTAX,
     MAX_DEPTH,
     PROTO_SYNTAX,
-    bytes_id,
     decode_any_value,
     decode_key_values,
-    hex_id,
     span_times,
     status_code,
 )
@@ -220,21 +218,6 @@ def test_proto_scalars_and_strindex() -> None:
         decode_any_value(PROTO_SYNTAX, AnyValue(double_value=math.inf), "v")
     with pytest.raises(RecordError, match="string table"):
         decode_any_value(PROTO_SYNTAX, AnyValue(string_value_strindex=2), "v")
-
-
-def test_ids() -> None:
-    assert (
-        hex_id("5B8EFFF798038103D269B633813FC60C", 16, "id") == "5b8efff798038103d269b633813fc60c"
-    )
-    assert bytes_id(bytes.fromhex("00f067aa0ba902b7"), 8, "id") == "00f067aa0ba902b7"
-    with pytest.raises(RecordError, match="must be 16 hex digits, got 'xyz'"):
-        hex_id("xyz", 8, "id")
-    with pytest.raises(RecordError, match="looks like base64"):
-        hex_id(base64.b64encode(bytes(range(1, 9))).decode(), 8, "id")
-    with pytest.raises(RecordError, match="all zeros"):
-        hex_id("0" * 32, 16, "id")
-    with pytest.raises(RecordError, match="must be 8 bytes, got 3"):
-        bytes_id(b"abc", 8, "id")
 
 
 @pytest.mark.parametrize(

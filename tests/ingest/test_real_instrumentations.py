@@ -189,3 +189,59 @@ def test_a_langgraph_tool_error_without_the_middleware_fails_the_call() -> None:
     assert call.error == "ShopToolError: order B-2 not found"
     assert call.arguments == {"order_id": "B-2"}  # from the model's request, not the bare text
     assert call.from_messages == ("arguments",)
+
+
+# --- the same runs as protobuf-to-JSON tools write them: ids in base64 ------------------------
+
+# Each recording also as MessageToJson wrote it (``*.traces.json``, ``*.logs.json``).
+JSON_RECORDINGS = sorted(
+    path.name.removesuffix(".traces.json") for path in REAL.glob("*.traces.json")
+)
+
+
+def _recording(name: str, suffix: str) -> list[Path]:
+    files = [REAL / f"{name}.traces.{suffix}"]
+    if (REAL / f"{name}.logs.{suffix}").exists():
+        files.append(REAL / f"{name}.logs.{suffix}")
+    return files
+
+
+def test_every_protobuf_recording_has_its_json_twin() -> None:
+    protobuf = sorted(path.name.removesuffix(".traces.pb") for path in REAL.glob("*.traces.pb"))
+    assert protobuf == JSON_RECORDINGS
+    assert len(JSON_RECORDINGS) >= len(FIXTURES)
+
+
+@pytest.mark.parametrize("name", JSON_RECORDINGS)
+def test_json_with_base64_ids_reads_as_the_protobuf_does(name: str) -> None:
+    from_json: list[Trace] = []
+    summary = import_traces(_recording(name, "json"), from_json.append, ids="base64")
+    assert summary.rejections == []
+    from_pb: list[Trace] = []
+    assert import_traces(_recording(name, "pb"), from_pb.append).rejections == []
+    assert [t.trace_id for t in from_json] == [t.trace_id for t in from_pb]
+    for got, expected in zip(from_json, from_pb, strict=True):
+        assert [s.span_id for s in got.spans] == [s.span_id for s in expected.spans]
+        assert [s.parent_id for s in got.spans] == [s.parent_id for s in expected.spans]
+        assert got.tool_calls == expected.tool_calls
+        assert (got.input, got.final_output, got.usage) == (
+            expected.input,
+            expected.final_output,
+            expected.usage,
+        )
+        assert got == expected  # and everything else: attributes, events, metadata
+
+
+@pytest.mark.parametrize("name", JSON_RECORDINGS)
+def test_json_with_base64_ids_is_rejected_by_default_with_the_hint_once_per_file(
+    name: str,
+) -> None:
+    files = _recording(name, "json")
+    imported: list[Trace] = []
+    summary = import_traces(files, imported.append)
+    assert imported == []
+    assert summary.rejections
+    assert all(r.field is not None and r.field.endswith("traceId") for r in summary.rejections)
+    hinted = [r.source for r in summary.rejections if r.hint is not None]
+    assert hinted == [str(path) for path in files]
+    assert all("--ids base64" in (r.hint or "") for r in summary.rejections if r.hint)

@@ -25,9 +25,10 @@ def test_ingest_counts_imported_unchanged_conflicts_and_rejected(
 ) -> None:
     first = _jsonl(tmp_path / "a.jsonl", [refund_trace("t1"), lookup_trace("t2")])
     assert run_cli(["ingest", str(first), "--db", store_url]) == 0
-    assert "read 2 records from 1 file(s): 2 imported, 0 unchanged, 0 conflicts, 0 rejected" in (
-        capsys.readouterr().err
-    )
+    assert (
+        "read 6 spans in 1 file (trailcheck) → 2 traces imported, 0 unchanged, 0 conflicts,"
+        " 0 rejected"
+    ) in capsys.readouterr().err
     second = _jsonl(
         tmp_path / "b.jsonl",
         [refund_trace("t1"), lookup_trace("t3"), refund_trace("t2", answer="x")],
@@ -35,7 +36,7 @@ def test_ingest_counts_imported_unchanged_conflicts_and_rejected(
     )
     assert run_cli(["ingest", str(second), "--db", store_url]) == 1
     err = capsys.readouterr().err
-    assert "1 imported, 1 unchanged, 1 conflicts, 1 rejected" in err
+    assert "→ 1 trace imported, 1 unchanged, 1 conflicts, 1 rejected" in err
     assert "conflict: trace 't2': refused" in err
     assert "b.jsonl:4" in err  # the rejected record, by file and line
     with Store.open(store_url) as store:

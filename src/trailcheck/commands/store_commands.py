@@ -19,6 +19,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from trailcheck.commands.import_summary import (
+    IdsOption,
+    counted,
+    hidden_hints,
+    read_words,
+    rejected_words,
+)
 from trailcheck.commands.recorded import print_json
 from trailcheck.errors import InputError, UsageError
 from trailcheck.ingest.formats import FORMAT_NAMES
@@ -94,10 +101,12 @@ def _print_ingest(imported: ImportSummary, stored: IngestSummary, url: str) -> N
         stderr.print(problem, style="red", markup=False)
     if len(problems) > MAX_LISTED_PROBLEMS:
         stderr.print(f"... and {len(problems) - MAX_LISTED_PROBLEMS} more", style="red")
+    for hint in hidden_hints(imported.rejections, MAX_LISTED_PROBLEMS):
+        stderr.print(hint, style="red", markup=False)
     stderr.print(
-        f"read {imported.read} records from {len(imported.formats)} file(s):"
-        f" {stored.stored} imported, {stored.unchanged} unchanged,"
-        f" {stored.conflicted} conflicts, {imported.rejected} rejected; store {url}",
+        f"{read_words(imported)} → {counted(stored.stored, 'trace')} imported,"
+        f" {stored.unchanged} unchanged, {stored.conflicted} conflicts,"
+        f" {rejected_words(imported)}; store {url}",
         markup=False,
     )
     for line in capture_warnings(imported):
@@ -108,6 +117,7 @@ def ingest_command(
     sources: Annotated[list[Path], typer.Argument(help="Trace files to ingest.")],
     format_name: StoreFormatOption = None,
     db: DbOption = None,
+    ids: IdsOption = "hex",
 ) -> None:
     """Ingest trace files into the store: each trace whole or not at all.
 
@@ -116,7 +126,7 @@ def ingest_command(
     any trace refused.
     """
     imported = ImportSummary()
-    traces = iter_import(sources, format_name=format_name, summary=imported)
+    traces = iter_import(sources, format_name=format_name, summary=imported, ids=ids)
     # The first step resolves every file's format: a missing or unreadable source stops the
     # command here, before a store is opened (or created).
     first = next(traces, None)

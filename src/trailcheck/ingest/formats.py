@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Final
 
 from trailcheck.errors import InputError, UsageError
 from trailcheck.ingest.openai_messages import looks_like_openai_messages, read_openai_messages
+from trailcheck.ingest.otlp_ids import IdEncoding
 from trailcheck.ingest.otlp_json import looks_like_otlp_json, read_otlp_json, read_otlp_json_items
 from trailcheck.ingest.otlp_proto import (
     looks_like_otlp_proto,
@@ -47,6 +49,14 @@ class TraceFormat:
     read_spans: Callable[[BinaryIO, str], Iterator[SpanItem]] | None = None
 
 
+OTLP_JSON: Final = TraceFormat(
+    "otlp-json",
+    "OTLP/JSON trace (and log) exports, or the collector's file exporter (one per line)",
+    looks_like_otlp_json,
+    read_otlp_json,
+    read_otlp_json_items,
+)
+
 # Detection tries these in order; the binary protobuf check comes last because it is the loosest.
 # tau-bench results are OpenAI messages under "traj" with a task and reward beside them, so they
 # are tried just before the general OpenAI reader, which would also take them.
@@ -64,13 +74,7 @@ FORMATS: tuple[TraceFormat, ...] = (
         read_span_jsonl,
         read_span_jsonl_spans,
     ),
-    TraceFormat(
-        "otlp-json",
-        "OTLP/JSON trace (and log) exports, or the collector's file exporter (one per line)",
-        looks_like_otlp_json,
-        read_otlp_json,
-        read_otlp_json_items,
-    ),
+    OTLP_JSON,
     TraceFormat(
         "tau-bench",
         "tau-bench results: task_id, reward, trial, info (the task) and traj (OpenAI messages)",
@@ -101,6 +105,19 @@ def get_format(name: str) -> TraceFormat:
         if fmt.name == name:
             return fmt
     raise UsageError(f"unknown format {name!r}; known formats: {', '.join(FORMAT_NAMES)}")
+
+
+def reading_ids(fmt: TraceFormat, ids: IdEncoding) -> TraceFormat:
+    """``fmt``, reading trace and span ids written in ``ids``. Only OTLP/JSON writes ids as text
+    whose encoding a tool may change (protobuf-to-JSON tools write base64); protobuf carries
+    raw bytes, and the other formats have one spelling. They are returned as they are."""
+    if fmt is not OTLP_JSON or ids == "hex":
+        return fmt
+    return replace(
+        fmt,
+        read=partial(read_otlp_json, ids=ids),
+        read_spans=partial(read_otlp_json_items, ids=ids),
+    )
 
 
 def skip_byte_order_mark(stream: BinaryIO) -> None:

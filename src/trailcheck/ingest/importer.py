@@ -13,6 +13,10 @@ them; :mod:`~trailcheck.ingest.complete_traces`).
 Memory: pooling holds every span of every span-based file until the last one is read, as reading
 one such file already does for its own spans (a trace's spans may come in any order, so none can
 be assembled early). Per-record files are streamed.
+
+``ids`` says how OTLP/JSON files write trace and span ids (hex, as OTLP/JSON does, or base64,
+as protobuf-to-JSON tools do); it holds for every OTLP/JSON file of the import and for no other
+format (:func:`~trailcheck.ingest.formats.reading_ids`).
 """
 
 from __future__ import annotations
@@ -27,10 +31,12 @@ from trailcheck.ingest.formats import (
     TraceFormat,
     detect_format,
     get_format,
+    reading_ids,
     skip_byte_order_mark,
 )
 from trailcheck.ingest.log_join import LogTally, join_log_events
-from trailcheck.ingest.records import ImportItem, Rejection, SpanItem
+from trailcheck.ingest.otlp_ids import IdEncoding
+from trailcheck.ingest.records import ImportItem, RawSpan, Rejection, SpanItem
 from trailcheck.ingest.span_pool import SpanPool, pool_spans
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import GapTally
@@ -38,21 +44,25 @@ from trailcheck.trace.content_gap import GapTally
 
 @dataclass(slots=True)
 class ImportSummary:
-    """What an import did. ``read`` counts records: every one is either imported or rejected."""
+    """What an import did, counted in spans and traces; ``rejections`` name each record at fault.
 
+    ``spans``: the spans read, whatever became of their traces (those of span-based files, and
+    of each trace a per-record file holds). ``imported``: the traces imported. ``rejected``: the
+    traces not imported, each counted once: every trace id of a span-based file that was not
+    imported from it, each further copy of a trace, and each rejected record of a per-record file
+    (one record is one trace). ``untraced``: rejected parts of span-based files that name no trace
+    (a line that is not JSON, a span whose trace id cannot be read, another signal's document):
+    how many traces they held, if any, is unknown, so they are not counted as traces.
+    """
+
+    spans: int = 0
     imported: int = 0
+    rejected: int = 0
+    untraced: int = 0
     rejections: list[Rejection] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
     logs: LogTally = field(default_factory=LogTally)
     gaps: GapTally = field(default_factory=GapTally)
-
-    @property
-    def rejected(self) -> int:
-        return len(self.rejections)
-
-    @property
-    def read(self) -> int:
-        return self.imported + self.rejected
 
     @property
     def ok(self) -> bool:
@@ -88,15 +98,20 @@ def _resolve_format(path: Path, format_name: str | None) -> TraceFormat:
 
 
 def iter_import(
-    paths: Sequence[Path], *, format_name: str | None = None, summary: ImportSummary
+    paths: Sequence[Path],
+    *,
+    format_name: str | None = None,
+    summary: ImportSummary,
+    ids: IdEncoding = "hex",
 ) -> Iterator[Trace]:
     """Yield the valid traces of every file, recording each rejection in ``summary``: those of
     per-record files in file order, then those assembled from the span-based files together.
+    ``ids``: how OTLP/JSON files write trace and span ids (see the module docstring).
 
     Every file's format is resolved before any is read, so a usage or unreadable-input error
     stops the import before anything was imported.
     """
-    resolved = [(path, _resolve_format(path, format_name)) for path in paths]
+    resolved = [(path, reading_ids(_resolve_format(path, format_name), ids)) for path in paths]
     first_seen: dict[str, str] = {}
     pooled: list[SpanItem] = []
     span_files: list[str] = []
@@ -110,8 +125,12 @@ def iter_import(
                 pooled.extend(fmt.read_spans(stream, source))
                 continue
             for item in fmt.read(stream, source):
+                if isinstance(item, Trace):
+                    summary.spans += len(item.spans)
                 accepted = _accept(item, source, first_seen, summary)
-                if accepted is not None:
+                if accepted is None:
+                    summary.rejected += 1
+                else:
                     yield accepted
     if span_files:
         yield from _pooled_traces(pooled, ", ".join(span_files), first_seen, summary)
@@ -125,7 +144,9 @@ def _pooled_traces(
 ) -> Iterator[Trace]:
     """The traces of the span-based files, assembled together, with the GenAI log events of
     any of them joined to their spans."""
+    trace_ids = _count_read(items, summary)
     pool = pool_spans(join_log_events(items, summary.logs), files)
+    summary.rejected += sum(len(copies) for copies in pool.copies.values())
     for item in assemble_complete_traces(pool.items, files):
         if isinstance(item, Rejection):
             summary.rejections.append(item)
@@ -136,8 +157,25 @@ def _pooled_traces(
             for copy in pool.copies.pop(item.trace_id, ())
         )
         if accepted is not None:
+            trace_ids.discard(accepted.trace_id)
             yield accepted
+    summary.rejected += len(trace_ids)
     summary.rejections.extend(_copies_of_rejected_traces(pool))
+
+
+def _count_read(items: list[SpanItem], summary: ImportSummary) -> set[str]:
+    """Count the spans read and the rejected parts that name no trace; return the ids of the
+    traces read (those of the spans, and of the rejected parts that name their trace)."""
+    trace_ids: set[str] = set()
+    for item in items:
+        if isinstance(item, RawSpan):
+            summary.spans += 1
+            trace_ids.add(item.trace_id)
+        elif isinstance(item, Rejection) and item.trace_id is not None:
+            trace_ids.add(item.trace_id)
+        elif isinstance(item, Rejection):
+            summary.untraced += 1
+    return trace_ids
 
 
 def _copies_of_rejected_traces(pool: SpanPool) -> Iterator[Rejection]:
@@ -183,9 +221,11 @@ def import_traces(
     sink: Callable[[Trace], None],
     *,
     format_name: str | None = None,
+    ids: IdEncoding = "hex",
 ) -> ImportSummary:
-    """Send every valid trace of ``paths`` to ``sink``; return the summary."""
+    """Send every valid trace of ``paths`` to ``sink``; return the summary. ``ids``: how
+    OTLP/JSON files write trace and span ids, ``hex`` (OTLP/JSON) or ``base64``."""
     summary = ImportSummary()
-    for trace in iter_import(paths, format_name=format_name, summary=summary):
+    for trace in iter_import(paths, format_name=format_name, summary=summary, ids=ids):
         sink(trace)
     return summary

@@ -6,11 +6,17 @@ readers: a broken line of JSON Lines is rejected with its own line number, the o
 
 Spans decode into :class:`~trailcheck.ingest.records.RawSpan` values following the OTLP/JSON
 rules: lowerCamelCase field names (a snake_case key is an error, not an unknown field to
-ignore), trace and span ids in hex (not base64), 64-bit integers as decimal strings or numbers,
+ignore), trace and span ids in hex, 64-bit integers as decimal strings or numbers,
 omitted fields meaning their protobuf default, other unknown fields ignored. What OTLP records
 beside the attributes (span kind, trace state, flags, links, dropped counts, scope version and
 attributes, schema URLs) is kept on the RawSpan too. ``assemble_traces`` then groups them into
 Traces.
+
+Protobuf-to-JSON tools (``MessageToJson``) write ids in base64, as the protobuf JSON mapping
+writes every bytes field: read with ``ids="base64"``, such a file's trace, span, parent span and
+link ids (and its log records') are decoded from base64; the encoding holds for the whole file,
+and an id in the other one is rejected (:mod:`~trailcheck.ingest.otlp_ids`). The hint saying what
+a rejected id looks like is kept on the first such rejection of each file, not repeated.
 
 A document without ``resourceSpans`` (a metrics or logs export in the same collector file, an
 empty ``{}``) is a Rejection naming its line; an explicitly empty ``{"resourceSpans": []}`` is
@@ -32,6 +38,7 @@ from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spa
 from trailcheck.ingest.json_records import JsonRecord, read_json_records
 from trailcheck.ingest.log_join import join_log_events
 from trailcheck.ingest.otel_attributes import event_attributes
+from trailcheck.ingest.otlp_ids import IdEncoding, hint_once, json_id
 from trailcheck.ingest.otlp_logs import decode_otlp_logs_json
 from trailcheck.ingest.otlp_values import (
     JSON_SYNTAX,
@@ -42,7 +49,6 @@ from trailcheck.ingest.otlp_values import (
     SpanOrigin,
     decode_key_values,
     field_error,
-    hex_id,
     json_integer,
     json_list,
     json_object,
@@ -76,23 +82,32 @@ def looks_like_otlp_json(head: bytes) -> bool:
     return head.lstrip()[:1] == b"{" and (b'"resourceSpans"' in head or b'"resourceLogs"' in head)
 
 
-def read_otlp_json(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
+def read_otlp_json(
+    stream: BinaryIO, source: str, *, ids: IdEncoding = "hex"
+) -> Iterator[Trace | Rejection]:
     """The traces of an OTLP/JSON file (one document, or one document per line)."""
-    return decode_otlp_json(stream.read(), source)
+    return decode_otlp_json(stream.read(), source, ids=ids)
 
 
-def read_otlp_json_items(stream: BinaryIO, source: str) -> Iterator[SpanItem]:
+def read_otlp_json_items(
+    stream: BinaryIO, source: str, *, ids: IdEncoding = "hex"
+) -> Iterator[SpanItem]:
     """The spans and GenAI log events of an OTLP/JSON file: :func:`decode_otlp_json_items`."""
-    return decode_otlp_json_items(stream.read(), source)
+    return decode_otlp_json_items(stream.read(), source, ids=ids)
 
 
-def decode_otlp_json(data: bytes, source: str) -> Iterator[Trace | Rejection]:
+def decode_otlp_json(
+    data: bytes, source: str, *, ids: IdEncoding = "hex"
+) -> Iterator[Trace | Rejection]:
     """The traces of OTLP/JSON bytes, with the GenAI log events among them joined to their
-    spans."""
-    return assemble_complete_traces(join_log_events(decode_otlp_json_items(data, source)), source)
+    spans. ``ids``: how the input writes trace and span ids (see the module docstring)."""
+    items = decode_otlp_json_items(data, source, ids=ids)
+    return assemble_complete_traces(join_log_events(items), source)
 
 
-def decode_otlp_json_spans(data: bytes, source: str) -> Iterator[RawSpan | Rejection]:
+def decode_otlp_json_spans(
+    data: bytes, source: str, *, ids: IdEncoding = "hex"
+) -> Iterator[RawSpan | Rejection]:
     """Every span of OTLP/JSON trace export bytes (such as the body of an OTLP/HTTP request to
     ``/v1/traces``), in input order, or a Rejection where one cannot be read. Each RawSpan
     carries ``source`` and its line. A logs document is rejected as not a trace export.
@@ -100,26 +115,32 @@ def decode_otlp_json_spans(data: bytes, source: str) -> Iterator[RawSpan | Rejec
     A Rejection's ``trace_id`` names the trace that lost the span(s); it is ``None`` when the
     lost spans' traces cannot be known (an unreadable line, an unreadable trace id).
     """
-    for item in _decode(data, source, logs=False):
+    for item in _decode(data, source, logs=False, ids=ids):
         assert not isinstance(item, LogEvent | IgnoredLogs)  # logs=False decodes no logs
         yield item
 
 
-def decode_otlp_json_items(data: bytes, source: str) -> Iterator[SpanItem]:
+def decode_otlp_json_items(
+    data: bytes, source: str, *, ids: IdEncoding = "hex"
+) -> Iterator[SpanItem]:
     """Every span of OTLP/JSON bytes, and the GenAI log events of any logs export among them
     (a collector file may hold both signals, one document per line;
     :mod:`trailcheck.ingest.otlp_logs`)."""
-    return _decode(data, source, logs=True)
+    return _decode(data, source, logs=True, ids=ids)
 
 
-def _decode(data: bytes, source: str, *, logs: bool) -> Iterator[SpanItem]:
+def _decode(data: bytes, source: str, *, logs: bool, ids: IdEncoding) -> Iterator[SpanItem]:
+    return hint_once(_decode_records(data, source, logs=logs, ids=ids))
+
+
+def _decode_records(data: bytes, source: str, *, logs: bool, ids: IdEncoding) -> Iterator[SpanItem]:
     for record in read_json_records(data, source, array_is_one_record=_always):
         if isinstance(record, Rejection):
             yield record
         elif logs and isinstance(record.value, dict) and _is_logs_export(record.value):
-            yield from decode_otlp_logs_json(record.value, source, record.start_line())
+            yield from decode_otlp_logs_json(record.value, source, record.start_line(), ids=ids)
         else:
-            yield from _decode_document(record, source)
+            yield from _decode_document(record, source, ids)
 
 
 def _is_logs_export(document: dict[str, Any]) -> bool:
@@ -131,7 +152,9 @@ def _always(_: list[Any]) -> bool:
     return True
 
 
-def _decode_document(record: JsonRecord, source: str) -> Iterator[RawSpan | Rejection]:
+def _decode_document(
+    record: JsonRecord, source: str, ids: IdEncoding
+) -> Iterator[RawSpan | Rejection]:
     document, line = record.value, record.start_line()
     if not isinstance(document, dict):
         message = f"an OTLP/JSON export is an object, got {type(document).__name__}"
@@ -144,11 +167,11 @@ def _decode_document(record: JsonRecord, source: str) -> Iterator[RawSpan | Reje
         json_object(document, "")
         resource_spans = json_list(document["resourceSpans"], "resourceSpans")
     except RecordError as error:
-        trace_ids = _peek_trace_ids(document, "resourceSpans", "scopeSpans", "spans")
+        trace_ids = _peek_trace_ids(document, ids, "resourceSpans", "scopeSpans", "spans")
         yield from lost_spans(error, trace_ids, source, line)
         return
     for index, entry in enumerate(resource_spans):
-        yield from _decode_resource_spans(entry, f"resourceSpans[{index}]", source, line)
+        yield from _decode_resource_spans(entry, f"resourceSpans[{index}]", source, line, ids)
 
 
 def _not_a_trace_export(document: dict[str, Any], source: str, line: int | None) -> Rejection:
@@ -168,7 +191,7 @@ def _not_a_trace_export(document: dict[str, Any], source: str, line: int | None)
 
 
 def _decode_resource_spans(
-    value: object, path: str, source: str, line: int | None
+    value: object, path: str, source: str, line: int | None, ids: IdEncoding
 ) -> Iterator[RawSpan | Rejection]:
     try:
         entry = json_object(value, path)
@@ -186,15 +209,21 @@ def _decode_resource_spans(
         )
         scope_spans = json_list(entry.get("scopeSpans"), f"{path}.scopeSpans")
     except RecordError as error:
-        yield from lost_spans(error, _peek_trace_ids(value, "scopeSpans", "spans"), source, line)
+        trace_ids = _peek_trace_ids(value, ids, "scopeSpans", "spans")
+        yield from lost_spans(error, trace_ids, source, line)
         return
     for index, scope_entry in enumerate(scope_spans):
         scope_path = f"{path}.scopeSpans[{index}]"
-        yield from _decode_scope_spans(scope_entry, scope_path, origin, source, line)
+        yield from _decode_scope_spans(scope_entry, scope_path, origin, source, line, ids)
 
 
 def _decode_scope_spans(
-    value: object, path: str, resource: SpanOrigin, source: str, line: int | None
+    value: object,
+    path: str,
+    resource: SpanOrigin,
+    source: str,
+    line: int | None,
+    ids: IdEncoding,
 ) -> Iterator[RawSpan | Rejection]:
     try:
         entry = json_object(value, path)
@@ -210,27 +239,30 @@ def _decode_scope_spans(
         )
         spans = json_list(entry.get("spans"), f"{path}.spans")
     except RecordError as error:
-        yield from lost_spans(error, _peek_trace_ids(value, "spans"), source, line)
+        yield from lost_spans(error, _peek_trace_ids(value, ids, "spans"), source, line)
         return
     for index, span in enumerate(spans):
         span_path = f"{path}.spans[{index}]"
         try:
-            yield origin.stamp(_decode_span(span, span_path, source, line))
+            yield origin.stamp(_decode_span(span, span_path, source, line, ids))
         except RecordError as error:
             yield Rejection(
                 source,
                 error.message,
                 line=line,
-                span_id=_peek_id(span, "spanId", SPAN_ID_BYTES),
+                span_id=_peek_id(span, "spanId", SPAN_ID_BYTES, ids),
                 field=error.field,
-                trace_id=_peek_id(span, "traceId", TRACE_ID_BYTES),
+                trace_id=_peek_id(span, "traceId", TRACE_ID_BYTES, ids),
+                hint=error.hint,
             )
 
 
-def _decode_span(value: object, path: str, source: str, line: int | None) -> RawSpan:
+def _decode_span(
+    value: object, path: str, source: str, line: int | None, ids: IdEncoding
+) -> RawSpan:
     span = json_object(value, path)
-    trace_id = hex_id(_required_str(span, "traceId", path), TRACE_ID_BYTES, f"{path}.traceId")
-    span_id = hex_id(_required_str(span, "spanId", path), SPAN_ID_BYTES, f"{path}.spanId")
+    trace_id = _id(span, "traceId", TRACE_ID_BYTES, path, ids)
+    span_id = _id(span, "spanId", SPAN_ID_BYTES, path, ids)
     parent = _optional_str(span, "parentSpanId", path)
     start_ns, end_ns = span_times(
         _timestamp(span, "startTimeUnixNano", path), _timestamp(span, "endTimeUnixNano", path), path
@@ -244,7 +276,7 @@ def _decode_span(value: object, path: str, source: str, line: int | None) -> Raw
         trace_id=trace_id,
         span_id=span_id,
         # An empty parentSpanId is how OTLP writes "no parent".
-        parent_id=hex_id(parent, SPAN_ID_BYTES, f"{path}.parentSpanId") if parent else None,
+        parent_id=json_id(parent, SPAN_ID_BYTES, f"{path}.parentSpanId", ids) if parent else None,
         name=_optional_str(span, "name", path),
         start_ns=start_ns,
         end_ns=end_ns,
@@ -256,7 +288,7 @@ def _decode_span(value: object, path: str, source: str, line: int | None) -> Raw
         otel_kind=otel_span_kind(0 if kind is None else kind, f"{path}.kind"),
         trace_state=_optional_str(span, "traceState", path) or None,
         flags=_uint32(span, "flags", path),
-        links=[_decode_link(link, f"{path}.links[{i}]") for i, link in enumerate(links)],
+        links=[_decode_link(link, f"{path}.links[{i}]", ids) for i, link in enumerate(links)],
         dropped_attributes_count=_count(span, path),
         dropped_events_count=_uint32(span, "droppedEventsCount", path),
         dropped_links_count=_uint32(span, "droppedLinksCount", path),
@@ -264,11 +296,11 @@ def _decode_span(value: object, path: str, source: str, line: int | None) -> Raw
     )
 
 
-def _decode_link(value: object, path: str) -> SpanLink:
+def _decode_link(value: object, path: str, ids: IdEncoding) -> SpanLink:
     link = json_object(value, path)
     return SpanLink(
-        trace_id=hex_id(_required_str(link, "traceId", path), TRACE_ID_BYTES, f"{path}.traceId"),
-        span_id=hex_id(_required_str(link, "spanId", path), SPAN_ID_BYTES, f"{path}.spanId"),
+        trace_id=_id(link, "traceId", TRACE_ID_BYTES, path, ids),
+        span_id=_id(link, "spanId", SPAN_ID_BYTES, path, ids),
         trace_state=_optional_str(link, "traceState", path) or None,
         attributes=_attributes(link, path),
         flags=_uint32(link, "flags", path),
@@ -311,6 +343,11 @@ def _count(owner: dict[str, Any], path: str) -> int:
     return _uint32(owner, "droppedAttributesCount", path)
 
 
+def _id(owner: dict[str, Any], key: str, size: int, path: str, ids: IdEncoding) -> str:
+    """The required id at ``key`` of a span or link, as lowercase hex."""
+    return json_id(_required_str(owner, key, path), size, f"{path}.{key}", ids)
+
+
 def _required_str(owner: dict[str, Any], key: str, path: str) -> str:
     if owner.get(key) is None:
         raise field_error(f"{path}.{key}", "is missing")
@@ -332,17 +369,17 @@ def _optional_object(owner: dict[str, Any], key: str, path: str) -> dict[str, An
     return {} if value is None else json_object(value, f"{path}.{key}")
 
 
-def _peek_id(span: object, key: str, size: int) -> str | None:
+def _peek_id(span: object, key: str, size: int, ids: IdEncoding) -> str | None:
     """The id at ``key`` of a span that failed to decode, when it is itself readable."""
     if not isinstance(span, dict) or not isinstance(span.get(key), str):
         return None
     try:
-        return hex_id(span[key], size, key)
+        return json_id(span[key], size, key, ids)
     except RecordError:
         return None
 
 
-def _peek_trace_ids(value: object, *levels: str) -> list[str | None] | None:
+def _peek_trace_ids(value: object, ids: IdEncoding, *levels: str) -> list[str | None] | None:
     """The trace ids of the spans nested under ``value`` through ``levels``; ``None`` when the
     nesting itself cannot be read, so which traces lost spans is unknown."""
     items = [value]
@@ -356,4 +393,4 @@ def _peek_trace_ids(value: object, *levels: str) -> list[str | None] | None:
                 return None
             nested.extend(children or ())
         items = nested
-    return [_peek_id(span, "traceId", TRACE_ID_BYTES) for span in items]
+    return [_peek_id(span, "traceId", TRACE_ID_BYTES, ids) for span in items]

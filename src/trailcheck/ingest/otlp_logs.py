@@ -12,9 +12,12 @@ names. It is joined to its span before assembly, and the conventions read messag
 (:mod:`trailcheck.ingest.genai_events`).
 
 Other records are not trailcheck's business: they are counted (:class:`IgnoredLogs`), not
-rejected; so is a GenAI record that names no span, since there is nothing to join it to. A GenAI
-record that cannot be read is a Rejection naming its field; when its trace id is readable, that
-trace is withheld (its messages would be incomplete), otherwise no trace is.
+rejected (a record whose ``EventName`` is not a GenAI one is not even decoded); so is a GenAI
+record that names no span, since there is nothing to join it to. A GenAI record that cannot be
+read is a Rejection naming its field; when its trace id is readable, that
+trace is withheld (its messages would be incomplete), otherwise no trace is. An OTLP/JSON
+record's trace and span ids are read in the file's id encoding, as its spans' are
+(:mod:`~trailcheck.ingest.otlp_ids`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.otel_attributes import with_reserved
+from trailcheck.ingest.otlp_ids import IdEncoding, bytes_id, json_id
 from trailcheck.ingest.otlp_values import (
     JSON_SYNTAX,
     PROTO_SYNTAX,
@@ -34,11 +38,9 @@ from trailcheck.ingest.otlp_values import (
     TRACE_ID_BYTES,
     UINT32_MAX,
     UINT64_MAX,
-    bytes_id,
     decode_any_value,
     decode_key_values,
     field_error,
-    hex_id,
     json_integer,
     json_list,
     json_object,
@@ -73,9 +75,10 @@ def decode_otlp_logs_proto(data: bytes, source: str) -> Iterator[LogItem]:
 
 
 def decode_otlp_logs_json(
-    document: dict[str, Any], source: str, line: int | None
+    document: dict[str, Any], source: str, line: int | None, *, ids: IdEncoding = "hex"
 ) -> Iterator[LogItem]:
-    """The GenAI events of an OTLP/JSON logs export (a document with ``resourceLogs``)."""
+    """The GenAI events of an OTLP/JSON logs export (a document with ``resourceLogs``), its
+    records' trace and span ids written in ``ids``."""
     ignored = IgnoredLogs(source)
     try:
         resources = json_list(document["resourceLogs"], "resourceLogs")
@@ -88,7 +91,8 @@ def decode_otlp_logs_json(
                 scope = json_object(scope_value, s_path)
                 records = json_list(scope.get("logRecords"), f"{s_path}.logRecords")
                 for index, record in enumerate(records):
-                    item = _json_record(record, f"{s_path}.logRecords[{index}]", source, line)
+                    r_path = f"{s_path}.logRecords[{index}]"
+                    item = _json_record(record, r_path, source, line, ids)
                     if isinstance(item, IgnoredLogs):
                         ignored = _add(ignored, item)
                     else:
@@ -108,9 +112,12 @@ def _add(total: IgnoredLogs, more: IgnoredLogs) -> IgnoredLogs:
 def _proto_record(record: Any, path: str, source: str) -> LogItem:
     attributes_path = f"{path}.attributes"
     trace_bytes, span_bytes = bytes(record.trace_id), bytes(record.span_id)
+    event_name = str(record.event_name)
+    if event_name and not event_name.startswith(semconv.GEN_AI_EVENT_PREFIX):
+        return IgnoredLogs(source, other=1)  # not read at all: a bad attribute is not ours
     try:
         attributes = decode_key_values(PROTO_SYNTAX, list(record.attributes), attributes_path)
-        name = _event_name(str(record.event_name), attributes, f"{path}.eventName")
+        name = _event_name(event_name, attributes, f"{path}.eventName")
         if not name.startswith(semconv.GEN_AI_EVENT_PREFIX):
             return IgnoredLogs(source, other=1)
         if not trace_bytes or not span_bytes:
@@ -135,8 +142,17 @@ def _proto_record(record: Any, path: str, source: str) -> LogItem:
     return LogEvent(trace_id, span_id, event, source)
 
 
-def _json_record(value: object, path: str, source: str, line: int | None) -> LogItem:
+def _json_record(
+    value: object, path: str, source: str, line: int | None, ids: IdEncoding
+) -> LogItem:
     record: dict[str, Any] = value if isinstance(value, dict) else {}
+    event_name = record.get("eventName")
+    if (
+        isinstance(event_name, str)
+        and event_name
+        and not event_name.startswith(semconv.GEN_AI_EVENT_PREFIX)
+    ):
+        return IgnoredLogs(source, other=1)  # not read at all: a bad attribute is not ours
     try:
         record = json_object(value, path)
         attributes_path = f"{path}.attributes"
@@ -148,8 +164,8 @@ def _json_record(value: object, path: str, source: str, line: int | None) -> Log
         trace_text, span_text = _text(record, "traceId", path), _text(record, "spanId", path)
         if not trace_text or not span_text:
             return IgnoredLogs(source, unlinked=1)
-        trace_id = hex_id(trace_text, TRACE_ID_BYTES, f"{path}.traceId")
-        span_id = hex_id(span_text, SPAN_ID_BYTES, f"{path}.spanId")
+        trace_id = json_id(trace_text, TRACE_ID_BYTES, f"{path}.traceId", ids)
+        span_id = json_id(span_text, SPAN_ID_BYTES, f"{path}.spanId", ids)
         body = (
             decode_any_value(JSON_SYNTAX, record["body"], f"{path}.body")
             if record.get("body") is not None
@@ -165,7 +181,7 @@ def _json_record(value: object, path: str, source: str, line: int | None) -> Log
         event = _event(name, time_ns, attributes, body, severity, attributes_path)
     except RecordError as error:
         trace_id_text = record.get("traceId")
-        peeked = _peek_hex(trace_id_text) if isinstance(trace_id_text, str) else None
+        peeked = _peek_json(trace_id_text, ids) if isinstance(trace_id_text, str) else None
         return _unreadable(error, source, line, peeked)
     return LogEvent(trace_id, span_id, event, source, line)
 
@@ -211,6 +227,7 @@ def _unreadable(
         # A record known to belong to a trace withholds that trace; one whose trace is unknown
         # withholds none (a log record holds no span).
         spans_lost=trace_id is not None,
+        hint=error.hint,
     )
 
 
@@ -237,8 +254,8 @@ def _peek(raw: bytes, size: int) -> str | None:
         return None
 
 
-def _peek_hex(text: str) -> str | None:
+def _peek_json(text: str, ids: IdEncoding) -> str | None:
     try:
-        return hex_id(text, TRACE_ID_BYTES, "traceId")
+        return json_id(text, TRACE_ID_BYTES, "traceId", ids)
     except RecordError:
         return None

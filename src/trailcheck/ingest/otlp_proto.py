@@ -23,6 +23,7 @@ from trailcheck.errors import RecordError
 from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans
 from trailcheck.ingest.log_join import join_log_events
 from trailcheck.ingest.otel_attributes import event_attributes
+from trailcheck.ingest.otlp_ids import bytes_id
 from trailcheck.ingest.otlp_json import looks_like_otlp_json
 from trailcheck.ingest.otlp_logs import decode_otlp_logs_proto
 from trailcheck.ingest.otlp_values import (
@@ -30,7 +31,6 @@ from trailcheck.ingest.otlp_values import (
     SPAN_ID_BYTES,
     TRACE_ID_BYTES,
     SpanOrigin,
-    bytes_id,
     decode_key_values,
     otel_span_kind,
     span_times,

@@ -2,9 +2,9 @@
 
 An ``AnyValue`` becomes a plain Python value: text, bool, int, float, a list (``arrayValue``), a
 dict (``kvlistValue``), base64 text (``bytesValue``) or ``None`` (no variant set). A ``KeyValue``
-list becomes a dict. Trace and span ids become lowercase hex; status codes become trailcheck's
-names, span kinds their lowercase OpenTelemetry names. :class:`SpanOrigin` is the resource and
-instrumentation scope a span was recorded under.
+list becomes a dict. Status codes become trailcheck's names, span kinds their lowercase
+OpenTelemetry names; trace and span ids are :mod:`~trailcheck.ingest.otlp_ids`' business.
+:class:`SpanOrigin` is the resource and instrumentation scope a span was recorded under.
 
 The two encodings differ only in how an AnyValue spells its variant and scalars (JSON writes
 64-bit integers as decimal strings and bytes as base64; protobuf has them typed). Each encoding is
@@ -79,7 +79,6 @@ _SPAN_KINDS: Final[dict[int | str, OtelSpanKind | None]] = {
     "SPAN_KIND_CONSUMER": semconv.OTEL_SPAN_KIND_CONSUMER,
 }
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
-_HEX = re.compile(r"[0-9a-fA-F]*")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
 _DECIMAL = re.compile(r"-?[0-9]+")
 _JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
@@ -158,29 +157,6 @@ def decode_key_values(
             None if value is None else decode_any_value(syntax, value, f"{item_path}.value", depth)
         )
     return decoded
-
-
-def hex_id(text: str, size: int, path: str) -> str:
-    """An id of ``size`` bytes written as hex (any case), as lowercase hex."""
-    if len(text) != 2 * size or not _HEX.fullmatch(text):
-        hint = ""
-        if len(text) == 4 * math.ceil(size / 3) and _BASE64.fullmatch(text):
-            hint = " (it looks like base64; OTLP/JSON writes ids in hex)"
-        raise field_error(path, f"must be {2 * size} hex digits, got {shown(text)}{hint}")
-    return _nonzero(text.lower(), path)
-
-
-def bytes_id(raw: bytes, size: int, path: str) -> str:
-    """An id of ``size`` raw bytes (protobuf), as lowercase hex."""
-    if len(raw) != size:
-        raise field_error(path, f"must be {size} bytes, got {len(raw)}")
-    return _nonzero(raw.hex(), path)
-
-
-def _nonzero(hex_text: str, path: str) -> str:
-    if not hex_text.strip("0"):
-        raise field_error(path, "is all zeros, which OpenTelemetry defines as no id")
-    return hex_text
 
 
 def span_times(start_ns: int, end_ns: int, path: str) -> tuple[int, int | None]:
@@ -328,14 +304,19 @@ def _json_double(payload: object, path: str) -> float:
 
 
 def _json_bytes(payload: object, path: str) -> bytes:
-    # The mapping accepts standard and URL-safe base64, with or without padding.
     if isinstance(payload, str) and _BASE64.fullmatch(payload):
-        standard = payload.rstrip("=").replace("-", "+").replace("_", "/")
         try:
-            return base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
+            return decode_base64(payload)
         except binascii.Error as error:
             raise field_error(path, f"bytesValue is not valid base64: {error}") from None
     raise field_error(path, f"bytesValue must be base64 text, got {shown(payload)}")
+
+
+def decode_base64(text: str) -> bytes:
+    """Base64 text as the protobuf JSON mapping accepts it: standard or URL-safe, with or without
+    padding. ``binascii.Error`` when it is not base64."""
+    standard = text.rstrip("=").replace("-", "+").replace("_", "/")
+    return base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
 
 
 class ProtoSyntax:

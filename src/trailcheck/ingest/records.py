@@ -19,7 +19,8 @@ from trailcheck.trace import SpanEvent, StatusCode, Trace
 
 @dataclass(frozen=True, slots=True)
 class Rejection:
-    """A record that was not imported, and why."""
+    """A record that was not imported, and why. A ``hint`` says what a bad value looks like
+    instead; a reader may keep it on the first of a file's rejections it would repeat in."""
 
     source: str
     message: str
@@ -30,6 +31,7 @@ class Rejection:
     # For span-based inputs: whether the rejected part may have held spans. A metrics document in
     # a collector file holds none, so no trace lost a span to it and none is withheld for it.
     spans_lost: bool = True
+    hint: str | None = None
 
     @classmethod
     def from_error(cls, error: RecordError, *, trace_id: str | None = None) -> Rejection:
@@ -40,11 +42,17 @@ class Rejection:
             span_id=error.span_id,
             field=error.field,
             trace_id=trace_id,
+            hint=error.hint,
         )
 
     def as_error(self) -> RecordError:
         return RecordError(
-            self.message, source=self.source, line=self.line, span_id=self.span_id, field=self.field
+            self.message,
+            source=self.source,
+            line=self.line,
+            span_id=self.span_id,
+            field=self.field,
+            hint=self.hint,
         )
 
     def __str__(self) -> str:

@@ -47,7 +47,7 @@ def load_items(paths: Sequence[Path], format_name: str | None = None) -> dict[st
     traces = list(iter_import(paths, format_name=format_name, summary=summary))
     if summary.rejections:
         shown = "; ".join(str(rejection) for rejection in summary.rejections[:5])
-        raise InputError(f"{summary.rejected} trace record(s) rejected: {shown}")
+        raise InputError(f"{len(summary.rejections)} trace record(s) rejected: {shown}")
     return traces_by_item_id(traces)
 
 

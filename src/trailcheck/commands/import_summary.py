@@ -1,0 +1,54 @@
+"""What ``trailcheck import`` and ``trailcheck ingest`` share: the ``--ids`` option, and the
+words for what an import read (in spans) and did (in traces)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+
+from trailcheck.ingest.importer import ImportSummary
+from trailcheck.ingest.otlp_ids import IdEncoding
+from trailcheck.ingest.records import Rejection
+
+__all__ = ["IdsOption", "counted", "hidden_hints", "read_words", "rejected_words"]
+
+IdsOption = Annotated[
+    IdEncoding,
+    typer.Option(
+        "--ids",
+        help=(
+            "How OTLP/JSON files write trace and span ids: hex, as OTLP/JSON does, or base64, as"
+            " protobuf-to-JSON tools (MessageToJson) write them. One encoding for every such"
+            " file; an id in the other is rejected. Only OTLP/JSON is affected: protobuf"
+            " carries raw bytes."
+        ),
+    ),
+]
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 span``, ``12 spans``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def read_words(summary: ImportSummary) -> str:
+    """``read 12 spans in 2 files (otlp-json)``."""
+    files = counted(len(summary.formats), "file")
+    formats = ", ".join(sorted(set(summary.formats.values())))
+    return f"read {counted(summary.spans, 'span')} in {files} ({formats})"
+
+
+def rejected_words(summary: ImportSummary) -> str:
+    """``1 rejected``: traces; rejected parts whose trace is unknown are counted apart."""
+    words = f"{summary.rejected} rejected"
+    if summary.untraced:
+        words += f", plus {counted(summary.untraced, 'record')} whose trace is unknown"
+    return words
+
+
+def hidden_hints(rejections: Sequence[Rejection], listed: int) -> list[str]:
+    """The hints of the rejections past the first ``listed``, which are only counted: a file's
+    hint is on its first rejection of the kind, which may be among them."""
+    return [f"hint: {r.source}: {r.hint}" for r in rejections[listed:] if r.hint is not None]
