@@ -67,18 +67,20 @@ def test_serve_on_loopback_opens_the_store_and_runs_both_servers(
         _cli(),
         [
             *("serve", "--db", f"sqlite:///{db}", "--port", "4319"),
-            *("--grpc-port", "0", "--idle-timeout", "5"),
+            *("--grpc-port", "0", "--idle-timeout", "5", "--settle", "0.5"),
         ],
     )
     assert result.exit_code == 0, result.output
     [call] = served
     assert (call["host"], call["port"], call["token"]) == ("127.0.0.1", 4319, None)
     assert call["app"].state.intake.idle_timeout_ns == 5_000_000_000
+    assert call["app"].state.intake.settle_ns == 500_000_000
     assert db.exists()
     receiver = call["grpc"]
     assert receiver.port > 0  # 0 asked the OS for a free port, and the line shows the one bound
-    assert f"http://127.0.0.1:4319/v1/traces and OTLP/gRPC 127.0.0.1:{receiver.port}" in (
-        result.output
+    assert (
+        f"http://127.0.0.1:4319/v1/traces, /v1/logs and OTLP/gRPC 127.0.0.1:{receiver.port}"
+        in result.output
     )
 
 
@@ -120,8 +122,10 @@ def test_grpc_defaults_to_4317_with_the_https_host_token_and_limit(
     [call] = receivers
     assert (call["host"], call["port"], call["token"]) == ("127.0.0.1", 4317, "t0k")
     assert call["max_message_bytes"] == 1000
+    assert served[0]["app"].state.intake.settle_ns == 2_000_000_000  # the default --settle
     assert [service.name for service in call["services"]] == [
-        "opentelemetry.proto.collector.trace.v1.TraceService"
+        "opentelemetry.proto.collector.trace.v1.TraceService",
+        "opentelemetry.proto.collector.logs.v1.LogsService",
     ]
     assert "OTLP/gRPC 127.0.0.1:4317" in result.output
 

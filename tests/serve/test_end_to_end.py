@@ -9,7 +9,6 @@ dependency, so the request is the one it sends, built here and posted with httpx
 from __future__ import annotations
 
 import gzip
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,34 +16,21 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.serve.live_server import DEADLINE_S, live_server
 from tests.serve.otlp_bodies import ROOT, TOOL, TRACE_A, agent_span, protobuf_body, tool_span
-from trailcheck.serve import create_app, ingest_server
+from trailcheck.serve import create_app
 from trailcheck.store import Store, UnknownTraceError
 from trailcheck.trace import Trace
 
 TOKEN = "e2e-token"
-DEADLINE_S = 20.0
 
 
 @pytest.fixture
 def endpoint(tmp_path: Path) -> Iterator[tuple[str, Store]]:
     with Store.open(f"sqlite:///{tmp_path / 'e2e.db'}") as store:
         app = create_app(store, token=TOKEN, sweep_interval_s=0.05)
-        server = ingest_server(app, host="127.0.0.1", port=0, token=TOKEN)
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + DEADLINE_S
-        while not server.started:
-            assert thread.is_alive(), "the server stopped while starting"
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        try:
-            yield f"http://127.0.0.1:{port}/v1/traces", store
-        finally:
-            server.should_exit = True
-            thread.join(DEADLINE_S)
-        assert not thread.is_alive()
+        with live_server(app, TOKEN) as base:
+            yield f"{base}/v1/traces", store
 
 
 def _stored(store: Store, trace_id: str) -> Trace:

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from tests.serve.conftest import IDLE_TIMEOUT_S, Clock
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import TRACE_A, TRACE_B, agent_span, protobuf_body, tool_span
-from trailcheck.serve import create_app
+from trailcheck.serve import DEFAULT_SETTLE_S, create_app
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 
@@ -25,6 +25,7 @@ def test_a_new_app_completes_what_the_old_one_accepted(store: MemoryStore, clock
     assert store.traces == {}
     assert len(store.pending) == 3
 
+    clock.advance(DEFAULT_SETTLE_S)  # TRACE_A's root ended, and nothing more of it came
     second = create_app(store, idle_timeout_s=IDLE_TIMEOUT_S, sweep_interval_s=None, clock=clock)
     with TestClient(second):
         pass  # the startup sweep
@@ -47,6 +48,8 @@ def test_the_sweep_on_the_app_state_completes_ready_traces(
     with TestClient(app) as client:
         client.post("/v1/traces", content=protobuf_body(agent_span()), headers=PROTOBUF)
         assert store.traces == {}
+        assert app.state.intake.sweep().stored == []  # its log records may still be coming
+        clock.advance(DEFAULT_SETTLE_S)
         result = app.state.intake.sweep()
     assert result.stored == [TRACE_A]
     assert list(store.traces) == [TRACE_A]

@@ -25,9 +25,18 @@ PROTOBUF = {"Content-Type": "application/x-protobuf"}
 JSON = {"Content-Type": "application/json"}
 
 
+SETTLE_S = 2.0
+
+
 def _app(store: Store, clock: Clock) -> TestClient:
     return TestClient(
-        create_app(store, idle_timeout_s=IDLE_TIMEOUT_S, sweep_interval_s=None, clock=clock)
+        create_app(
+            store,
+            idle_timeout_s=IDLE_TIMEOUT_S,
+            settle_s=SETTLE_S,
+            sweep_interval_s=None,
+            clock=clock,
+        )
     )
 
 
@@ -39,7 +48,10 @@ def test_a_split_trace_is_assembled_into_the_store(store_url: str) -> None:
         assert store.ready_pending(clock(), 10**9) == []
         response = client.post("/v1/traces", content=json_body(agent_span()), headers=JSON)
         assert response.status_code == 200
-        result = client.app.state.intake.sweep()  # type: ignore[attr-defined]
+        intake = client.app.state.intake  # type: ignore[attr-defined]
+        assert intake.sweep().stored == []  # the root ended just now: it settles first
+        clock.advance(SETTLE_S)
+        result = intake.sweep()
         assert result.stored == [TRACE_A]
         trace = store.get_trace(TRACE_A)
         assert sorted(span.span_id for span in trace.spans) == [ROOT, TOOL]
@@ -68,7 +80,8 @@ def test_late_spans_and_retries_against_the_real_store(store_url: str) -> None:
     with Store.open(store_url) as store, _app(store, clock) as client:
         first = protobuf_body(agent_span(), tool_span())
         client.post("/v1/traces", content=first, headers=PROTOBUF)
-        client.app.state.intake.sweep()  # type: ignore[attr-defined]
+        clock.advance(SETTLE_S)
+        assert client.app.state.intake.sweep().stored == [TRACE_A]  # type: ignore[attr-defined]
         retry = client.post("/v1/traces", content=first, headers=PROTOBUF)
         assert retry.status_code == 200
         assert retry.content == b""  # an empty ExportTraceServiceResponse

@@ -15,6 +15,7 @@ def test_store_exports() -> None:
         "MIGRATIONS",
         "Migration",
         "Note",
+        "PendingLogEvent",
         "PendingSpan",
         "RejectedTrace",
         "SessionSummary",

@@ -43,7 +43,10 @@ def test_a_new_database_gets_every_migration_once(store_url: str) -> None:
         with store.engine.connect() as connection:
             assert applied_migrations(connection) == NAMES
             tables = set(inspect(connection).get_table_names())
-        assert {"traces", "spans", "findings", "notes", "clusters", "pending_spans"} <= tables
+        assert {
+            *("traces", "spans", "findings", "notes", "clusters"),
+            *("pending_spans", "pending_log_events"),
+        } <= tables
         columns, indexes = _traces_layout(store.engine)
         assert columns == TRACE_COLUMNS
         assert {"ix_traces_started", "ix_traces_session"} <= indexes
@@ -92,7 +95,7 @@ def test_m003_fills_the_sessions_of_traces_stored_before_it(
     _store_before_sessions(engine, old)
     engine.dispose()
     with Store.open(store_url) as store:
-        assert store.migrations_applied == ["m003_trace_sessions"]
+        assert store.migrations_applied == NAMES[2:]
         origin = 1_700_000_000 * 10**9
         assert store.list_sessions() == [
             SessionSummary("sess-B", 2, origin + 5 * 10**9, origin + 30 * 10**9),
@@ -106,3 +109,29 @@ def test_m003_fills_the_sessions_of_traces_stored_before_it(
         # New traces are written with their session from now on.
         store.ingest([turn("a3", 40, conversation_id="conv-A")])
         assert [t.trace_id for t in store.session_traces("conv-A")] == ["a1", "a2", "a3"]
+
+
+def test_m004_keeps_the_spans_held_before_it_in_their_order(store_url: str) -> None:
+    """Spans held by a release before m004 (no arrival order) survive the rebuild of
+    ``pending_spans``, in the order that release gave them, and new ones queue after them."""
+    engine = create_store_engine(resolve_db_url(store_url))
+    assert migrate(engine, MIGRATIONS[:3])[-1] == "m003_trace_sessions"
+    held = [
+        {"trace_id": "t1", "span_id": "b", "payload": b"t1/b", "root_ended": False},
+        {"trace_id": "t1", "span_id": "a", "payload": b"t1/a", "root_ended": True},
+        {"trace_id": "t2", "span_id": "c", "payload": b"t2/c", "root_ended": False},
+    ]
+    with engine.begin() as connection:
+        connection.execute(
+            insert(migrations._PENDING_SPANS_V1), [{**row, "received_ns": 5} for row in held]
+        )
+    engine.dispose()
+    with Store.open(store_url) as store:
+        assert store.migrations_applied == ["m004_pending_span_order", "m005_pending_log_events"]
+        assert store.pending_payloads("t1") == [b"t1/a", b"t1/b"]  # m002's order: received, id
+        store.add_pending([PendingSpan("t1", "0", b"t1/0", False, 6)])
+        assert store.pending_payloads("t1") == [b"t1/a", b"t1/b", b"t1/0"]
+        assert store.ready_pending(10, 100) == ["t1"]
+        store.add_pending([PendingSpan("t1", "a", b"again", True, 7)])  # still one copy
+        assert store.pending_payloads("t1") == [b"t1/a", b"t1/b", b"t1/0"]
+        assert store.pending_payloads("t2") == [b"t2/c"]

@@ -1,4 +1,5 @@
-"""Pending spans of the OTLP endpoint: held durably, ready when complete, completed atomically."""
+"""Pending spans and log records of the OTLP endpoint: held durably, in arrival order, ready
+when complete (settled, or idle), completed atomically."""
 
 from __future__ import annotations
 
@@ -6,13 +7,17 @@ import pytest
 
 from tests.store.builders import lookup_trace, refund_trace
 from trailcheck.errors import UsageError
-from trailcheck.store import PendingSpan, Store
+from trailcheck.store import PendingLogEvent, PendingSpan, Store
 
 SECOND = 10**9
 
 
 def _span(trace_id: str, span_id: str, at: int, *, root_ended: bool = False) -> PendingSpan:
     return PendingSpan(trace_id, span_id, f"{trace_id}/{span_id}".encode(), root_ended, at)
+
+
+def _log(trace_id: str, span_id: str, key: str, at: int) -> PendingLogEvent:
+    return PendingLogEvent(trace_id, span_id, key, f"{trace_id}/{span_id}/{key}".encode(), at)
 
 
 def test_pending_spans_survive_a_restart_and_repeats_are_ignored(store_url: str) -> None:
@@ -23,6 +28,25 @@ def test_pending_spans_survive_a_restart_and_repeats_are_ignored(store_url: str)
         assert reopened.pending_payloads("t1") == [b"t1/s1", b"t1/s2"]
         assert reopened.pending_payloads("t2") == [b"t2/s1"]
         assert reopened.pending_payloads("t3") == []
+
+
+def test_spans_come_back_in_arrival_order_not_id_order(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        store.add_pending([_span("t1", "zz", 1), _span("t1", "aa", 1), _span("t1", "mm", 1)])
+        store.add_pending([_span("t1", "bb", 1)])  # the same clock reading: arrival still counts
+        assert store.pending_payloads("t1") == [b"t1/zz", b"t1/aa", b"t1/mm", b"t1/bb"]
+
+
+def test_pending_log_records_survive_a_restart_in_order_and_repeats_are_ignored(
+    store_url: str,
+) -> None:
+    with Store.open(store_url) as store:
+        store.add_pending_logs([_log("t1", "s9", "k2", 1), _log("t1", "s1", "k1", 1)])
+        # A retried export repeats its keys; the same key on another span is another record.
+        store.add_pending_logs([_log("t1", "s1", "k1", 2), _log("t1", "s2", "k1", 2)])
+    with Store.open(store_url) as reopened:
+        assert reopened.pending_log_payloads("t1") == [b"t1/s9/k2", b"t1/s1/k1", b"t1/s2/k1"]
+        assert reopened.pending_log_payloads("t2") == []
 
 
 def test_a_trace_is_ready_when_its_root_ended_or_it_went_idle(store_url: str) -> None:
@@ -39,6 +63,61 @@ def test_a_trace_is_ready_when_its_root_ended_or_it_went_idle(store_url: str) ->
         # Idle timeout 30 s at t=101 s: "idle" last heard at 10 s, "busy" at 99 s.
         assert store.ready_pending(101 * SECOND, 30 * SECOND) == ["idle", "ended"]
         assert sorted(store.ready_pending(200 * SECOND, 30 * SECOND)) == ["busy", "ended", "idle"]
+
+
+def test_an_ended_root_settles_and_log_records_count_as_arrivals(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        store.add_pending(
+            [
+                _span("quiet", "root", 100 * SECOND, root_ended=True),
+                _span("chatty", "root", 100 * SECOND, root_ended=True),
+                _span("open", "root", 100 * SECOND),
+            ]
+        )
+        store.add_pending_logs(
+            [
+                _log("chatty", "llm", "k", 101 * SECOND),
+                _log("open", "llm", "k", 101 * SECOND),
+                _log("alone", "llm", "k", 90 * SECOND),
+            ]
+        )
+        settle, idle = 2 * SECOND, 30 * SECOND
+        assert store.ready_pending(101 * SECOND, idle, settle) == []
+        assert store.ready_pending(102 * SECOND, idle, settle) == ["quiet"]  # exactly settled
+        # Oldest first (the first arrival), ties by trace id.
+        assert store.ready_pending(103 * SECOND, idle, settle) == ["chatty", "quiet"]
+        assert store.ready_pending(101 * SECOND, idle) == ["chatty", "quiet"]  # no settle time
+        # Idle: the newest arrival, span or log record, more than the timeout ago.
+        assert store.ready_pending(121 * SECOND, idle, settle) == ["alone", "chatty", "quiet"]
+        assert store.ready_pending(131 * SECOND, idle, settle) == ["alone", "chatty", "quiet"]
+        assert store.ready_pending(131 * SECOND + 1, idle, settle) == [
+            *("alone", "chatty", "open", "quiet")
+        ]
+
+
+def test_log_records_are_dropped_only_while_no_span_of_their_trace_is_held(
+    store_url: str,
+) -> None:
+    with Store.open(store_url) as store:
+        store.add_pending_logs([_log("t1", "s1", "a", 1), _log("t1", "s1", "b", 1)])
+        store.add_pending_logs([_log("t2", "s1", "a", 1)])
+        store.add_pending([_span("t2", "s1", 1)])
+        assert store.drop_pending_logs("t2") == 0
+        assert store.pending_log_payloads("t2") == [b"t2/s1/a"]
+        assert store.drop_pending_logs("t1") == 2
+        assert store.pending_log_payloads("t1") == []
+        assert store.drop_pending_logs("t1") == 0
+
+
+def test_completing_drops_the_log_records_with_the_spans(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        store.add_pending([_span("t1", "s1", 1, root_ended=True), _span("t2", "s1", 1)])
+        store.add_pending_logs([_log("t1", "s1", "a", 1), _log("t2", "s1", "a", 1)])
+        store.complete_pending("t1", refund_trace("t1"), None)
+        assert store.pending_log_payloads("t1") == []
+        store.complete_pending("t2", None, "span 's1': orphan")
+        assert store.pending_log_payloads("t2") == []
+        assert store.ready_pending(10**18, 0) == []
 
 
 def test_completing_ingests_the_trace_and_drops_its_spans(store_url: str) -> None:

@@ -1,5 +1,6 @@
 """``trailcheck serve``: the OTLP ingest endpoints over a store, until interrupted: OTLP/HTTP
-(``POST /v1/traces``) and, beside it in the same process, OTLP/gRPC (``TraceService/Export``).
+(``POST /v1/traces``, ``POST /v1/logs``) and, beside it in the same process, OTLP/gRPC
+(``TraceService/Export``, ``LogsService/Export``).
 
 The address is checked before anything is opened: listening beyond loopback without a token is
 a usage error (exit 2), so an unsafe command line never opens the store or a socket. Both
@@ -16,12 +17,14 @@ from rich.console import Console
 from trailcheck.serve import (
     DEFAULT_IDLE_TIMEOUT_S,
     DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_SETTLE_S,
     TOKEN_ENV,
     GrpcReceiver,
     Intake,
     check_bind,
     create_app,
     grpc_receiver,
+    logs_service,
     serve_forever,
     trace_service,
 )
@@ -30,9 +33,9 @@ from trailcheck.store import Store
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _endpoint(host: str, port: int) -> str:
+def _endpoints(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    return f"http://{shown}:{port}/v1/traces"
+    return f"http://{shown}:{port}/v1/traces, /v1/logs"
 
 
 def serve_command(
@@ -61,24 +64,38 @@ def serve_command(
     ] = None,
     idle_timeout: Annotated[
         float,
-        typer.Option(min=0, help="Seconds without a new span after which a trace is complete."),
+        typer.Option(
+            min=0, help="Seconds without a new span or log record after which a trace is complete."
+        ),
     ] = DEFAULT_IDLE_TIMEOUT_S,
+    settle: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds a trace whose root span ended waits for more of it (log records).",
+        ),
+    ] = DEFAULT_SETTLE_S,
     max_body_bytes: Annotated[
         int,
         typer.Option(min=1, help="Largest request body (gRPC: message), before and after gunzip."),
     ] = DEFAULT_MAX_BODY_BYTES,
 ) -> None:
-    """Receive OpenTelemetry spans (OTLP/HTTP POST /v1/traces, OTLP/gRPC) as stored traces."""
+    """Receive OpenTelemetry spans and GenAI log records (OTLP/HTTP POST /v1/traces and
+    /v1/logs, OTLP/gRPC) as stored traces."""
     check_bind(host, token)
     with Store.open(db) as store:
         app = create_app(
-            store, token=token, max_body_bytes=max_body_bytes, idle_timeout_s=idle_timeout
+            store,
+            token=token,
+            max_body_bytes=max_body_bytes,
+            idle_timeout_s=idle_timeout,
+            settle_s=settle,
         )
         receiver: GrpcReceiver | None = None
         if grpc:
             intake: Intake = app.state.intake
             receiver = grpc_receiver(
-                [trace_service(intake)],
+                [trace_service(intake), logs_service(intake)],
                 host=host,
                 port=grpc_port,
                 token=token,
@@ -87,6 +104,6 @@ def serve_command(
         auth = "bearer token required" if token is not None else "no token (loopback only)"
         grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
         stderr.print(
-            f"serving {_endpoint(host, port)}{grpc_shown} into {store.url}; {auth}", markup=False
+            f"serving {_endpoints(host, port)}{grpc_shown} into {store.url}; {auth}", markup=False
         )
         serve_forever(app, host=host, port=port, token=token, grpc=receiver)

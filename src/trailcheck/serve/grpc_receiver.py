@@ -1,18 +1,20 @@
-"""The OTLP/gRPC receiver: ``TraceService/Export`` on a gRPC server beside the HTTP endpoint, so
-an OpenTelemetry Collector's default ``otlp`` exporter, or any SDK's gRPC exporter, can send
-spans to trailcheck.
+"""The OTLP/gRPC receiver: ``TraceService/Export`` and ``LogsService/Export`` on a gRPC server
+beside the HTTP endpoints, so an OpenTelemetry Collector's default ``otlp`` exporter, or any
+SDK's gRPC exporter, can send spans and GenAI log records to trailcheck.
 
-It means what ``POST /v1/traces`` means, in gRPC's terms, over the same
-:class:`~trailcheck.serve.intake.Intake` and decoder (:mod:`trailcheck.serve.receive`):
+Each means what its ``POST /v1/traces`` or ``POST /v1/logs`` means, in gRPC's terms, over the
+same :class:`~trailcheck.serve.intake.Intake` and decoders (:mod:`trailcheck.serve.receive`):
 
 - with a token, every call carries ``authorization: Bearer <token>`` metadata, or it is
   UNAUTHENTICATED;
 - a message over ``max_message_bytes`` (gRPC's max receive message length, which it applies to
   the message after decompression) is RESOURCE_EXHAUSTED, refused by gRPC before it is read;
-- a bad payload, a bad span or a span id twice is INVALID_ARGUMENT with the HTTP message,
-  naming the span and field; a store that fails is UNAVAILABLE, which exporters retry;
-- otherwise the spans are durable before the ``ExportTraceServiceResponse`` is sent, with
-  ``partial_success`` for late spans. A refused call stores nothing.
+- a bad payload, a bad span, a span id twice or an unreadable GenAI log record is
+  INVALID_ARGUMENT with the HTTP message, naming the span or record and field; a store that
+  fails is UNAVAILABLE, which exporters retry;
+- otherwise the spans (log records) are durable before the ``ExportTraceServiceResponse``
+  (``ExportLogsServiceResponse``) is sent, with ``partial_success`` for late ones. A refused
+  call stores nothing.
 
 The request reaches the handler as the bytes received, not parsed by gRPC: the generated
 ``add_TraceServiceServicer_to_server`` would parse it with ``FromString`` first, so a payload
@@ -20,8 +22,8 @@ that is not protobuf would be an INTERNAL "Exception deserializing request" nami
 every request would be parsed twice. gzip (and deflate) are undone by gRPC.
 
 Each OTLP signal is one :class:`OtlpService`: its gRPC service name and a function from request
-bytes to response bytes. :func:`trace_service` is the one there is; a logs service joins it as
-``grpc_receiver([trace_service(intake), logs_service(...)], ...)``, with token and size checks
+bytes to response bytes, :func:`trace_service` and :func:`logs_service`, served together as
+``grpc_receiver([trace_service(intake), logs_service(intake)], ...)`` with token and size checks
 shared. The receiver does not sweep: the HTTP app that runs beside it does.
 """
 
@@ -33,21 +35,32 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import grpc
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from trailcheck.errors import UsageError
 from trailcheck.serve.intake import Intake
-from trailcheck.serve.receive import receive_traces, trace_response
+from trailcheck.serve.receive import logs_response, receive_logs, receive_traces, trace_response
 from trailcheck.serve.refusal import RequestRefused
 from trailcheck.serve.security import check_bearer, check_bind
 
-__all__ = ["GRPC_TRACE_SOURCE", "GrpcReceiver", "OtlpService", "grpc_receiver", "trace_service"]
+__all__ = [
+    "GRPC_LOGS_SOURCE",
+    "GRPC_TRACE_SOURCE",
+    "GrpcReceiver",
+    "OtlpService",
+    "grpc_receiver",
+    "logs_service",
+    "trace_service",
+]
 
 # Every OTLP collector service has the one unary method Export.
 _EXPORT: Final = "Export"
 _TRACE_SERVICE: Final[str] = trace_service_pb2.DESCRIPTOR.services_by_name["TraceService"].full_name
-# What errors name as the source of a span received over gRPC.
+_LOGS_SERVICE: Final[str] = logs_service_pb2.DESCRIPTOR.services_by_name["LogsService"].full_name
+# What errors name as the source of a span, or log record, received over gRPC.
 GRPC_TRACE_SOURCE: Final = f"/{_TRACE_SERVICE}/{_EXPORT}"
+GRPC_LOGS_SOURCE: Final = f"/{_LOGS_SERVICE}/{_EXPORT}"
 _WORKERS: Final = 8
 _STOP_GRACE_S: Final = 5.0
 _STATUS_CODES: Final = {code.value[0]: code for code in grpc.StatusCode}
@@ -70,6 +83,17 @@ def trace_service(intake: Intake) -> OtlpService:
         return bytes(trace_response(accepted).SerializeToString())
 
     return OtlpService(_TRACE_SERVICE, export)
+
+
+def logs_service(intake: Intake) -> OtlpService:
+    """``LogsService/Export`` into ``intake``: the GenAI log records, joined to their spans
+    when the trace is completed."""
+
+    def export(payload: bytes) -> bytes:
+        accepted = receive_logs(intake, payload, "protobuf", GRPC_LOGS_SOURCE)
+        return bytes(logs_response(accepted).SerializeToString())
+
+    return OtlpService(_LOGS_SERVICE, export)
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,27 @@
-"""One OTLP trace export, from the request's bytes to stored spans and the answer's message:
-the part the HTTP endpoint and the gRPC receiver share.
+"""One OTLP export (traces or logs), from the request's bytes to stored rows and the answer's
+message: the part the HTTP endpoint and the gRPC receiver share.
 
 Each transport reads the request in its own way (the HTTP app checks the token, content type and
-size and gunzips; gRPC does the same in its own terms) and hands the payload here. The spans are
-decoded all or none (:func:`~trailcheck.serve.export.decode_export`) and accepted through the
-server's one :class:`~trailcheck.serve.intake.Intake`, durable when this returns. A database or
-disk error that stops the store from committing (the server down, a lock held past the busy
-timeout, the disk full) is a retryable refusal (HTTP 503, gRPC UNAVAILABLE) rather than a bug,
-which exporters would drop. Other exceptions are bugs and propagate.
+size and gunzips; gRPC does the same in its own terms) and hands the payload here. The spans, or
+the GenAI log records, are decoded all or none (:func:`~trailcheck.serve.export.decode_export`,
+:func:`~trailcheck.serve.log_export.decode_logs_export`) and accepted through the server's one
+:class:`~trailcheck.serve.intake.Intake`, durable when this returns. A database or disk error
+that stops the store from committing (the server down, a lock held past the busy timeout, the
+disk full) is a retryable refusal (HTTP 503, gRPC UNAVAILABLE) rather than a bug, which
+exporters would drop. Other exceptions are bugs and propagate.
 
-A receiver for another OTLP signal (logs) gets its own ``receive_*`` function and response
-message beside these, over its own intake.
+Log records that are not GenAI events, or that name no span, are set aside: counted in the
+server log, not in the response (``partial_success`` is for records trailcheck would keep and
+could not: late ones; see docs/serve.md).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -25,9 +29,10 @@ from trailcheck.errors import RecordError
 from trailcheck.serve.body import BodyEncoding
 from trailcheck.serve.export import EXPORT_SOURCE, decode_export
 from trailcheck.serve.intake import Accepted, Intake
+from trailcheck.serve.log_export import LOGS_EXPORT_SOURCE, DecodedLogs, decode_logs_export
 from trailcheck.serve.refusal import BAD_REQUEST, SERVICE_UNAVAILABLE, RequestRefused
 
-__all__ = ["receive_traces", "trace_response"]
+__all__ = ["logs_response", "receive_logs", "receive_traces", "trace_response"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,17 +44,51 @@ def receive_traces(
     RequestRefused, with nothing stored, when a span is bad or the store fails. ``source`` is
     what error messages name as the origin of the spans."""
     spans = decode_export(payload, encoding, source)
+    return _stored(lambda: intake.accept(spans), f"{len(spans)} received span(s)", "spans")
+
+
+def receive_logs(
+    intake: Intake, payload: bytes, encoding: BodyEncoding, source: str = LOGS_EXPORT_SOURCE
+) -> Accepted:
+    """Decode an ``ExportLogsServiceRequest`` payload (uncompressed) and store its GenAI log
+    records; RequestRefused, with nothing stored, when a GenAI record cannot be read or the
+    store fails. The records set aside are counted in the server log."""
+    decoded = decode_logs_export(payload, encoding, source)
+    _log_set_aside(decoded, source)
+    events = decoded.events
+    what = f"{len(events)} received log record(s)"
+    return _stored(lambda: intake.accept_logs(events), what, "log records")
+
+
+def _stored(accept: Callable[[], Accepted], what: str, noun: str) -> Accepted:
+    """``accept()``, with what the store raises mapped to the refusals exporters understand."""
     try:
-        return intake.accept(spans)
-    except RecordError as error:  # a span with no JSON form: the sender's data, not the store
+        return accept()
+    except RecordError as error:  # a value with no JSON form: the sender's data, not the store
         raise RequestRefused(BAD_REQUEST, f"{error}; nothing was stored") from None
     except (SQLAlchemyError, OSError) as error:
-        logger.exception("storing %d received span(s) failed", len(spans))
+        logger.exception("storing %s failed", what)
         raise RequestRefused(
             SERVICE_UNAVAILABLE,
-            f"the store could not take the spans ({type(error).__name__}); nothing was"
+            f"the store could not take the {noun} ({type(error).__name__}); nothing was"
             " stored: retry later",
         ) from error
+
+
+def _log_set_aside(decoded: DecodedLogs, source: str) -> None:
+    if decoded.unlinked:
+        logger.warning(
+            "%s: %d GenAI log record(s) name no trace and span, so they join no trace and"
+            " are not kept",
+            source,
+            decoded.unlinked,
+        )
+    if decoded.other:
+        logger.info(
+            "%s: %d log record(s) are not GenAI events (gen_ai.*) and are not kept",
+            source,
+            decoded.other,
+        )
 
 
 def trace_response(accepted: Accepted) -> Any:
@@ -58,5 +97,15 @@ def trace_response(accepted: Accepted) -> Any:
     message: Any = ExportTraceServiceResponse()
     if accepted.rejected:
         message.partial_success.rejected_spans = accepted.rejected
+        message.partial_success.error_message = accepted.message
+    return message
+
+
+def logs_response(accepted: Accepted) -> Any:
+    """The ``ExportLogsServiceResponse`` of an accepted export: empty, or with
+    ``partial_success`` (``rejected_log_records``, ``error_message``) for the late records."""
+    message: Any = ExportLogsServiceResponse()
+    if accepted.rejected:
+        message.partial_success.rejected_log_records = accepted.rejected
         message.partial_success.error_message = accepted.message
     return message

@@ -1,15 +1,17 @@
 """What the endpoint answers, in OTLP's form.
 
-Success is an ``ExportTraceServiceResponse`` in the request's encoding: an empty message (``{}``
-in JSON), or one with ``partial_success`` (``rejected_spans`` and ``error_message``) when some
-spans were refused. A refusal is the JSON form of ``google.rpc.Status``, ``{"code", "message"}``,
-whatever the request's encoding, so a person reading an exporter's log can read the reason
-(protobuf ``Status`` would need googleapis-common-protos, which trailcheck does not depend on).
+Success is the signal's export response (``ExportTraceServiceResponse``,
+``ExportLogsServiceResponse``) in the request's encoding: an empty message (``{}`` in JSON), or
+one with ``partial_success`` (``rejected_spans`` or ``rejected_log_records``, and
+``error_message``) when some were refused. A refusal is the JSON form of ``google.rpc.Status``,
+``{"code", "message"}``, whatever the request's encoding, so a person reading an exporter's log
+can read the reason (protobuf ``Status`` would need googleapis-common-protos, which trailcheck
+does not depend on).
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from fastapi import Response
 from fastapi.responses import JSONResponse
@@ -18,8 +20,6 @@ from fastapi.responses import JSONResponse
 from google.protobuf import json_format
 
 from trailcheck.serve.body import BodyEncoding
-from trailcheck.serve.intake import Accepted
-from trailcheck.serve.receive import trace_response
 from trailcheck.serve.refusal import SERVICE_UNAVAILABLE, UNAUTHORIZED, RequestRefused
 
 __all__ = ["export_response", "refusal_response"]
@@ -28,9 +28,8 @@ _PROTOBUF: Final = "application/x-protobuf"
 _RETRY_AFTER_S: Final = "1"
 
 
-def export_response(encoding: BodyEncoding, accepted: Accepted) -> Response:
-    """The 200 answer to an accepted export."""
-    message = trace_response(accepted)
+def export_response(encoding: BodyEncoding, message: Any) -> Response:
+    """The 200 answer to an accepted export: ``message``, its export response."""
     if encoding == "protobuf":
         return Response(message.SerializeToString(), media_type=_PROTOBUF)
     return JSONResponse(json_format.MessageToDict(message))

@@ -1,5 +1,6 @@
 """The trace store: traces, findings, notes, clusters, dataset versions and the OTLP endpoint's
-pending spans, in SQLite (the default) or PostgreSQL, with the same schema and behaviour.
+pending spans and log records, in SQLite (the default) or PostgreSQL, with the same schema and
+behaviour.
 
 Open it with :meth:`Store.open` (a URL, else ``$TRAILCHECK_DB``, else
 ``.trailcheck/trailcheck.db``); see ``docs/store.md``.
@@ -10,7 +11,7 @@ from trailcheck.store.clusters import ClusterRecord
 from trailcheck.store.ingest import IngestConflict, IngestSummary
 from trailcheck.store.migrations import MIGRATIONS, Migration
 from trailcheck.store.observations import Note, UnknownTraceError
-from trailcheck.store.pending import PendingSpan, RejectedTrace
+from trailcheck.store.pending import PendingLogEvent, PendingSpan, RejectedTrace
 from trailcheck.store.reading import TraceSummary
 from trailcheck.store.rows import canonical_content
 from trailcheck.store.sessions import SessionSummary
@@ -25,6 +26,7 @@ __all__ = [
     "IngestSummary",
     "Migration",
     "Note",
+    "PendingLogEvent",
     "PendingSpan",
     "RejectedTrace",
     "SessionSummary",

@@ -7,7 +7,8 @@ never edited or renamed; a change to the schema is a new function at the end of 
 simonw/llm pattern). A function creates whole tables from :mod:`trailcheck.store.schema` only
 while no later migration alters them; a later change to a table is explicit DDL in its own
 migration. ``m001_initial`` therefore creates ``traces`` from its own copy of the table as it
-was then (``_TRACES_V1``), since ``m003_trace_sessions`` adds a column to it.
+was then (``_TRACES_V1``), since ``m003_trace_sessions`` adds a column to it; likewise
+``m002_pending_spans`` creates ``_PENDING_SPANS_V1``, which ``m004_pending_span_order`` rebuilds.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from dataclasses import dataclass
 import orjson
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     Connection,
     Engine,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -75,6 +78,18 @@ _TRACES_V1 = Table(
 )
 Index("ix_traces_started", _TRACES_V1.c.started_ns)
 
+# ``pending_spans`` as m002 created it: m004 rebuilds it with an arrival order.
+_PENDING_SPANS_V1 = Table(
+    "pending_spans",
+    MetaData(),
+    Column("trace_id", String(), primary_key=True),
+    Column("span_id", String(), primary_key=True),
+    Column("payload", LargeBinary, nullable=False),
+    Column("root_ended", Boolean, nullable=False),
+    Column("received_ns", BigInteger, nullable=False),
+)
+_PENDING_SPAN_COLUMNS = "trace_id, span_id, payload, root_ended, received_ns"
+
 _BACKFILL_PAGE = 500
 
 
@@ -107,7 +122,7 @@ def m001_initial(connection: Connection) -> None:
 def m002_pending_spans(connection: Connection) -> None:
     """Spans received by the OTLP endpoint whose trace is not yet complete, and the traces
     that could not be assembled from them."""
-    _create(connection, [schema.pending_spans, schema.rejected_traces])
+    _create(connection, [_PENDING_SPANS_V1, schema.rejected_traces])
 
 
 def _fill_sessions(connection: Connection) -> None:
@@ -146,10 +161,34 @@ def m003_trace_sessions(connection: Connection) -> None:
     _fill_sessions(connection)
 
 
+def m004_pending_span_order(connection: Connection) -> None:
+    """``pending_spans`` with its arrival order (``seq``), so a trace's spans are assembled in
+    the order they were received. The table is rebuilt (SQLite cannot add an auto-incrementing
+    column), its held spans copied over in the order m002's table gave them."""
+    rebuilt = schema.pending_spans.to_metadata(MetaData(), name="pending_spans_m004")
+    rebuilt.create(connection)
+    connection.execute(
+        text(
+            f"INSERT INTO pending_spans_m004 ({_PENDING_SPAN_COLUMNS})"
+            f" SELECT {_PENDING_SPAN_COLUMNS} FROM pending_spans ORDER BY received_ns, span_id"
+        )
+    )
+    connection.execute(text("DROP TABLE pending_spans"))
+    connection.execute(text("ALTER TABLE pending_spans_m004 RENAME TO pending_spans"))
+
+
+def m005_pending_log_events(connection: Connection) -> None:
+    """GenAI log records received by the OTLP endpoint (``POST /v1/logs``, gRPC LogsService),
+    held beside the pending spans until their trace is complete."""
+    _create(connection, [schema.pending_log_events])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
     Migration("m003_trace_sessions", m003_trace_sessions),
+    Migration("m004_pending_span_order", m004_pending_span_order),
+    Migration("m005_pending_log_events", m005_pending_log_events),
 )
 
 

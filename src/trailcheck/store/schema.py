@@ -37,6 +37,7 @@ __all__ = [
     "metadata",
     "migrations_table",
     "notes",
+    "pending_log_events",
     "pending_spans",
     "rejected_traces",
     "runs",
@@ -211,14 +212,35 @@ judge_labels = Table(
     Column("created_ns", BigInteger, nullable=False),
 )
 
+# Spans received by the OTLP endpoint, held until their trace is complete. seq is arrival order
+# (added by m004, which rebuilt the table m002 made), the order a trace's spans are assembled in,
+# as a file's spans are imported in file order.
 pending_spans = Table(
     "pending_spans",
     metadata,
-    Column("trace_id", String(), primary_key=True),
-    Column("span_id", String(), primary_key=True),
+    Column("seq", Serial, primary_key=True, autoincrement=True),
+    Column("trace_id", String(), nullable=False),
+    Column("span_id", String(), nullable=False),
     Column("payload", LargeBinary, nullable=False),
     Column("root_ended", Boolean, nullable=False),
     Column("received_ns", BigInteger, nullable=False),
+    UniqueConstraint("trace_id", "span_id", name="uq_pending_span"),
+)
+
+# GenAI log records received by the OTLP endpoint, held until their trace is complete; added by
+# m005. A record carries no id of its own: record_key (a digest of its content, and which copy of
+# identical records in one request it is) makes a retried export a repeat, not a duplicate. seq
+# is arrival order, the order the records are joined to their spans in.
+pending_log_events = Table(
+    "pending_log_events",
+    metadata,
+    Column("seq", Serial, primary_key=True, autoincrement=True),
+    Column("trace_id", String(), nullable=False),
+    Column("span_id", String(), nullable=False),
+    Column("record_key", String(), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Column("received_ns", BigInteger, nullable=False),
+    UniqueConstraint("trace_id", "span_id", "record_key", name="uq_pending_log_record"),
 )
 
 rejected_traces = Table(

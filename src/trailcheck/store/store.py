@@ -37,7 +37,7 @@ from trailcheck.store.clusters import ClusterRecord
 from trailcheck.store.ingest import DEFAULT_BATCH_SIZE, IngestSummary, ingest_traces
 from trailcheck.store.migrations import migrate
 from trailcheck.store.observations import Note, UnknownTraceError
-from trailcheck.store.pending import PendingSpan
+from trailcheck.store.pending import PendingLogEvent, PendingSpan
 from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceFilter, TraceSummary
 from trailcheck.store.sessions import SessionSummary
 from trailcheck.trace import Finding, Severity, Trace
@@ -46,7 +46,8 @@ __all__ = ["Store"]
 
 
 class Store:
-    """Traces, findings, notes, clusters, dataset versions and pending spans in one database."""
+    """Traces, findings, notes, clusters, dataset versions and pending spans and log records in
+    one database."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -205,23 +206,39 @@ class Store:
         with read_only(self.engine) as connection:
             return datasets.read_dataset_cases(connection, name, version)
 
-    # Pending spans of the OTLP endpoint (trailcheck.store.pending)
+    # Pending spans and log records of the OTLP endpoint (trailcheck.store.pending)
 
     def add_pending(self, spans: Sequence[PendingSpan]) -> None:
         """Hold spans, durably once this returns; a repeated (trace id, span id) is ignored."""
         with self.engine.begin() as connection:
             pending.add_pending_spans(connection, spans)
 
-    def ready_pending(self, now_ns: int, idle_timeout_ns: int) -> list[str]:
+    def add_pending_logs(self, events: Sequence[PendingLogEvent]) -> None:
+        """Hold GenAI log records, durably once this returns; a repeated (trace id, span id,
+        record key) is ignored."""
+        with self.engine.begin() as connection:
+            pending.add_pending_logs(connection, events)
+
+    def ready_pending(self, now_ns: int, idle_timeout_ns: int, settle_ns: int = 0) -> list[str]:
         with read_only(self.engine) as connection:
-            return pending.ready_pending(connection, now_ns, idle_timeout_ns)
+            return pending.ready_pending(connection, now_ns, idle_timeout_ns, settle_ns)
 
     def pending_payloads(self, trace_id: str) -> list[bytes]:
         with read_only(self.engine) as connection:
             return pending.pending_payloads(connection, trace_id)
 
+    def pending_log_payloads(self, trace_id: str) -> list[bytes]:
+        with read_only(self.engine) as connection:
+            return pending.pending_log_payloads(connection, trace_id)
+
+    def drop_pending_logs(self, trace_id: str) -> int:
+        """Delete the held log records of a trace none of whose spans is held; how many."""
+        with self.engine.begin() as connection:
+            return pending.drop_pending_logs(connection, trace_id)
+
     def complete_pending(self, trace_id: str, trace: Trace | None, rejection: str | None) -> None:
-        """Ingest the assembled trace (or record why it could not be) and drop its spans."""
+        """Ingest the assembled trace (or record why it could not be) and drop its spans and
+        log records."""
         for attempt in range(2):
             try:
                 with self.engine.begin() as connection:
