@@ -7,10 +7,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import Connection, func, select
+from sqlalchemy.exc import OperationalError
 
 from tests.store.builders import lookup_trace, refund_trace
-from trailcheck.store import Store, canonical_content, schema
+from trailcheck.store import IngestSummary, Store, canonical_content, schema
 from trailcheck.store import ingest as ingest_module
+from trailcheck.store.rows import TraceRows
 from trailcheck.testing import TraceBuilder
 
 
@@ -111,6 +113,44 @@ def test_a_concurrent_writer_is_detected_and_nothing_is_half_stored(
         assert _count(store, schema.traces) == 3
         spans = sum(len(store.get_trace(i).spans) for i in ("t0", "t1", "t2"))
         assert _count(store, schema.spans) == spans
+
+
+class _DeadlockError(Exception):
+    sqlstate = "40P01"  # as psycopg reports PostgreSQL's deadlock_detected
+
+
+def test_a_batch_chosen_as_a_deadlock_victim_is_redone_trace_by_trace(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL aborts one of two writers whose overlapping batches wait on each other: the
+    aborted batch is rolled back whole and its traces stored one per transaction."""
+    with Store.open(store_url) as store:
+        real = ingest_module.ingest_rows
+        calls: list[int] = []
+
+        def deadlocked_once(connection: Connection, batch: Sequence[TraceRows]) -> IngestSummary:
+            calls.append(len(batch))
+            if len(calls) == 1:
+                raise OperationalError("INSERT ...", {}, _DeadlockError("deadlock detected"))
+            return real(connection, batch)
+
+        monkeypatch.setattr(ingest_module, "ingest_rows", deadlocked_once)
+        summary = store.ingest([lookup_trace("t0"), refund_trace("t1"), lookup_trace("t2")])
+        assert calls == [3, 1, 1, 1]
+        assert summary.stored == 3
+        assert _count(store, schema.traces) == 3
+
+
+def test_another_database_error_is_not_taken_for_a_race(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(connection: Connection, batch: Sequence[TraceRows]) -> IngestSummary:
+        raise OperationalError("INSERT ...", {}, Exception("disk full"))
+
+    with Store.open(store_url) as store:
+        monkeypatch.setattr(ingest_module, "ingest_rows", broken)
+        with pytest.raises(OperationalError, match="disk full"):
+            store.ingest([lookup_trace("t0"), lookup_trace("t1")])
 
 
 def test_nul_characters_are_kept_in_content_and_replaced_in_listings(store_url: str) -> None:

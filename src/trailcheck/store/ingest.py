@@ -12,7 +12,8 @@ each trace's id is looked up:
 
 The same id twice in one input is treated the same way against its first occurrence. When
 another writer stores one of a batch's ids between the look-up and the write, the batch's
-transaction fails on the unique key and is rolled back whole; its traces are then ingested one
+transaction fails on the unique key (or, on PostgreSQL, is chosen as the victim of a deadlock
+with that writer's overlapping batch) and is rolled back whole; its traces are then ingested one
 per transaction, each looked up again, so the race ends as a no-op or a conflict, never as a
 lost or half-stored trace.
 """
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from sqlalchemy import Connection, Engine, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from trailcheck.store import schema
 from trailcheck.store.rows import TraceRows, trace_rows
@@ -120,11 +121,27 @@ def ingest_rows(connection: Connection, batch: Sequence[TraceRows]) -> IngestSum
     return summary
 
 
+# PostgreSQL's deadlock_detected and serialization_failure: two writers whose batches overlap
+# in different orders (one ascending, one descending) can each hold a key the other waits for.
+_RACE_SQLSTATES = frozenset({"40P01", "40001"})
+
+
+def _lost_a_race(error: DBAPIError) -> bool:
+    """Whether ``error`` is a concurrent writer's doing: a unique key already taken, or a
+    deadlock with it (PostgreSQL aborts one of the two). Either way the batch was rolled back
+    whole, and redoing its traces one per transaction cannot deadlock."""
+    if isinstance(error, IntegrityError):
+        return True
+    return getattr(error.orig, "sqlstate", None) in _RACE_SQLSTATES
+
+
 def _ingest_batch(engine: Engine, batch: Sequence[TraceRows]) -> IngestSummary:
     try:
         with engine.begin() as connection:
             return ingest_rows(connection, batch)
-    except IntegrityError:
+    except DBAPIError as error:
+        if not _lost_a_race(error):
+            raise
         if len(batch) == 1:
             # A concurrent writer again, between this trace's own look-up and write.
             with engine.begin() as connection:
