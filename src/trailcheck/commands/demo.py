@@ -1,5 +1,6 @@
 """``trailcheck demo``: the support shop, from v1's traffic to candidate cases, then v1 against
-v2 on the approved suite, written as reports one can open; ``trailcheck demo claims``: the
+v2 on the approved suite, written as reports one can open (``--framework langgraph``: the suite
+on the same brains as LangGraph agents); ``trailcheck demo claims``: the
 claims desk's security evaluation; ``trailcheck demo pitwall``: the Pit Wall's seed story."""
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from trailcheck.commands.demo_pitwall import pitwall_demo_command
 from trailcheck.commands.demo_traffic import render_traffic_loop, run_traffic_loop
 from trailcheck.commands.run import stderr, stdout
 from trailcheck.commands.security import security_eval_command
-from trailcheck.demo.support.showcase import DEMO_K, run_demo
+from trailcheck.demo.support.showcase import DEMO_K, FRAMEWORKS, Framework, run_demo
+from trailcheck.errors import UsageError
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
 from trailcheck.report.progress import ProgressObserver
@@ -34,15 +36,62 @@ def demo_command(
         ".trailcheck"
     )
     / "demo",
+    framework: Annotated[
+        str,
+        typer.Option(
+            help="native: trailcheck's own tool loop; langgraph: the same brains as a LangGraph"
+            " agent traced by OpenTelemetry (needs the 'langgraph' extra).",
+        ),
+    ] = "native",
 ) -> None:
     """The support shop: v1's traffic into a store, detected, clustered and promoted to
     candidates (a person approves them); then the approved suite on v1 (planted bugs) and v2
-    (fixed), k = 4, with the reports written. ``demo claims``: the security evaluation.
+    (fixed), k = 4, with the reports written. ``--framework langgraph``: the suite's runs on the
+    LangGraph agents. ``demo claims``: the security evaluation.
 
     Exit 0 when the demo ran (v1 failing is the point), 2 when it could not.
     """
     if context.invoked_subcommand is not None:
         return
+    chosen = _framework(framework)
+    if chosen == "native":
+        _traffic(out)
+    rows: list[tuple[str, RunReport, Path]] = []
+    comparisons: list[tuple[str, RunReport]] = []
+
+    def progress(name: str) -> ProgressObserver:
+        return ProgressObserver(stderr, label=name)
+
+    for demo, result in run_demo(observer=progress, framework=chosen):
+        written = write_run(result.report, result.trace_lines, out, demo.name, html=render_html)
+        rows.append((demo.name, result.report, written[-1]))
+        if result.report.comparison is not None:
+            comparisons.append((demo.name, result.report))
+    agents = "" if chosen == "native" else ", LangGraph agents"
+    stdout.print(
+        render_overview(
+            [(name, report) for name, report, _ in rows],
+            title=f"support dataset{agents}, k = {DEMO_K}",
+            k=DEMO_K,
+        )
+    )
+    for name, report in comparisons:
+        assert report.comparison is not None
+        stdout.print(f"{name} against {rows[0][0]}:", markup=False, soft_wrap=True)
+        stdout.print(render_comparison(report.comparison))
+    stderr.print("wrote " + ", ".join(str(path) for _, _, path in rows), markup=False)
+    stdout.print(f"open {rows[0][2]} to see why v1 fails", markup=False, soft_wrap=True)
+
+
+def _framework(value: str) -> Framework:
+    for framework in FRAMEWORKS:
+        if value == framework:
+            return framework
+    raise UsageError(f"--framework {value!r}: one of {', '.join(FRAMEWORKS)}")
+
+
+def _traffic(out: Path) -> None:
+    """v1's traffic into a store, detected, clustered and promoted to candidates."""
     loop = run_traffic_loop(out)
     stdout.print(render_traffic_loop(loop))
     stdout.print(
@@ -52,27 +101,3 @@ def demo_command(
         markup=False,
         soft_wrap=True,
     )
-    rows: list[tuple[str, RunReport, Path]] = []
-    comparisons: list[tuple[str, RunReport]] = []
-
-    def progress(name: str) -> ProgressObserver:
-        return ProgressObserver(stderr, label=name)
-
-    for demo, result in run_demo(observer=progress):
-        written = write_run(result.report, result.trace_lines, out, demo.name, html=render_html)
-        rows.append((demo.name, result.report, written[-1]))
-        if result.report.comparison is not None:
-            comparisons.append((demo.name, result.report))
-    stdout.print(
-        render_overview(
-            [(name, report) for name, report, _ in rows],
-            title=f"support dataset, k = {DEMO_K}",
-            k=DEMO_K,
-        )
-    )
-    for name, report in comparisons:
-        assert report.comparison is not None
-        stdout.print(f"{name} against v1-prompt-only:", markup=False, soft_wrap=True)
-        stdout.print(render_comparison(report.comparison))
-    stderr.print("wrote " + ", ".join(str(path) for _, _, path in rows), markup=False)
-    stdout.print(f"open {rows[0][2]} to see why v1 fails", markup=False, soft_wrap=True)

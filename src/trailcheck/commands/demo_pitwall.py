@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from trailcheck.commands.run import stderr, stdout
-from trailcheck.demo.pitwall.showcase import DEMO_K, run_pitwall_demo
+from trailcheck.demo.pitwall.showcase import DEMO_K, FRAMEWORKS, Framework, run_pitwall_demo
+from trailcheck.errors import UsageError
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
 from trailcheck.report.progress import ProgressObserver
@@ -23,6 +24,13 @@ def pitwall_demo_command(
     )
     / "demo-pitwall",
     k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = DEMO_K,
+    framework: Annotated[
+        str,
+        typer.Option(
+            help="native: trailcheck's own tool loop; adk: the same brain as a Google ADK agent"
+            " traced by OpenTelemetry (needs the 'adk' extra).",
+        ),
+    ] = "native",
 ) -> None:
     """The Pit Wall F1 agent on v1 of get_race_results (the fastest lap dropped) and on v2,
     over the ``pitwall`` and ``pitwall-guardrails`` datasets, offline: v1 fails the winner case
@@ -30,7 +38,11 @@ def pitwall_demo_command(
 
     Exit 0 when the demo ran (v1 failing is the point), 2 when it could not.
     """
-    results = run_pitwall_demo(k=k, observer=lambda name: ProgressObserver(stderr, label=name))
+    results = run_pitwall_demo(
+        k=k,
+        observer=lambda name: ProgressObserver(stderr, label=name),
+        framework=_framework(framework),
+    )
     written = []
     for demo, result in results:
         paths = write_run(result.report, result.trace_lines, out, demo.name, html=render_html)
@@ -47,3 +59,10 @@ def pitwall_demo_command(
             stdout.print(f"{demo.name} against its v1 run:", markup=False, soft_wrap=True)
             stdout.print(render_comparison(result.report.comparison))
     stderr.print("wrote " + ", ".join(str(path) for path in written), markup=False)
+
+
+def _framework(value: str) -> Framework:
+    for framework in FRAMEWORKS:
+        if value == framework:
+            return framework
+    raise UsageError(f"--framework {value!r}: one of {', '.join(FRAMEWORKS)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -22,6 +22,7 @@ from trailcheck.report.progress import ProgressObserver
 from trailcheck.report.run_view import render_run
 from trailcheck.run.agent import AgentFactory
 from trailcheck.run.gate import GateResult, check_gate
+from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.results import RunReport, load_report
 from trailcheck.run.runner import RunOptions, run
 from trailcheck.specs.references import resolve_reference
@@ -32,11 +33,24 @@ stdout = Console(soft_wrap=False)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def agent_factory(reference: str, model: OpenAIChatModel | None) -> AgentFactory:
-    """The factory ``reference`` names; with a model, a factory that hands it that model."""
+AgentKind = Literal["native", "otel"]
+_OTEL_WITHOUT_MODEL = (
+    "--model works with --agent-kind native: an otel agent's factory makes its own model"
+)
+
+
+def agent_factory(
+    reference: str, model: OpenAIChatModel | None, kind: AgentKind = "native"
+) -> AgentFactory | OtelAgent:
+    """The factory ``reference`` names; with a model, a factory that hands it that model. An
+    ``otel`` factory is called with each trial's TelemetryContext (``docs/running.md``)."""
     factory: Any = resolve_reference(reference, what="agent factory")
     if not callable(factory):
         raise UsageError(f"agent factory {reference!r} is not callable")
+    if kind == "otel":
+        if model is not None:
+            raise UsageError(_OTEL_WITHOUT_MODEL)
+        return OtelAgent(factory)
     if model is None:
         return factory  # type: ignore[no-any-return]
     return lambda: factory(model)
@@ -63,6 +77,14 @@ def run_command(
     agent: Annotated[
         str, typer.Option("--agent", help="MODULE:FACTORY making a fresh agent per trial.")
     ],
+    agent_kind: Annotated[
+        str,
+        typer.Option(
+            "--agent-kind",
+            help="native: the factory makes an Agent; otel: it is called with the trial's"
+            " TelemetryContext and makes any callable, traced by its framework's OpenTelemetry.",
+        ),
+    ] = "native",
     env: Annotated[
         str | None,
         typer.Option("--env", help="MODULE:FACTORY making a fresh environment per trial."),
@@ -138,6 +160,9 @@ def run_command(
     it changes no exit code.
     """
     target = emit_target(emit_otel, emit_otel_header)
+    kind = _agent_kind(agent_kind)
+    if kind == "otel" and model is not None:
+        raise UsageError(_OTEL_WITHOUT_MODEL)
     dataset = load_dataset(dataset_path)
     prior = load_report(baseline) if baseline is not None else None
     chat = None
@@ -180,7 +205,7 @@ def run_command(
     with ProgressObserver(stderr, label=dataset.name) as progress:
         result = run(
             dataset,
-            agent_factory(agent, chat),
+            agent_factory(agent, chat, kind),
             environment,
             options=options,
             baseline=prior,
@@ -224,6 +249,14 @@ def finish(
     print_gate(outcome, stdout)
     if not outcome.passed:
         raise typer.Exit(EXIT_GATE_FAILED)
+
+
+def _agent_kind(value: str) -> AgentKind:
+    kinds: tuple[AgentKind, ...] = ("native", "otel")
+    for kind in kinds:
+        if value == kind:
+            return kind
+    raise UsageError(f"--agent-kind {value!r}: an agent kind is native or otel")
 
 
 def _splits(values: list[str] | None) -> tuple[Split, ...] | None:

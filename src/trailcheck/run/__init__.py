@@ -4,6 +4,7 @@ from trailcheck.environment import Environment, EnvironmentFactory, ToolError
 from trailcheck.run.agent import Agent, AgentFactory, TrialContext
 from trailcheck.run.compare import Comparison, compare_outcomes
 from trailcheck.run.gate import GateResult, check_gate
+from trailcheck.run.otel_agent import FrameworkAgent, OtelAgent, OtelAgentFactory, TelemetryContext
 from trailcheck.run.results import (
     CaseResult,
     RunReport,
@@ -24,12 +25,16 @@ __all__ = [
     "Comparison",
     "Environment",
     "EnvironmentFactory",
+    "FrameworkAgent",
     "GateResult",
+    "OtelAgent",
+    "OtelAgentFactory",
     "OutcomeSummary",
     "RunObserver",
     "RunOptions",
     "RunReport",
     "RunResult",
+    "TelemetryContext",
     "ToolAgent",
     "ToolError",
     "TrialContext",

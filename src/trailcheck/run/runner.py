@@ -7,13 +7,16 @@
 
 Each trial gets a fresh agent from the factory and a fresh environment, reset from its fixture,
 whose tools carry the case's faults (:mod:`trailcheck.run.faults`) and are recorded; the case's
-user turns are played in order inside one recorded run, and the trace is graded. What happened
-becomes the trial's status (:mod:`trailcheck.run.status`):
+user turns are played in order inside one recorded run, and the trace is graded. An
+:class:`~trailcheck.run.otel_agent.OtelAgent` (a framework's agent) plays them the same way, but
+its trace is what its OpenTelemetry instrumentation recorded (:mod:`trailcheck.run.otel_trial`).
+What happened becomes the trial's status (:mod:`trailcheck.run.status`):
 
 - ``timeout``: the trial ran past ``timeout_s``; the partial trace is kept;
 - ``crashed``: the agent (or its factory) raised; type, message and stack are kept;
 - ``infra_error``: an :class:`~trailcheck.errors.InfraError` (the model or network failed after
-  its retries), or the environment could not be made or reset;
+  its retries), the environment could not be made or reset, or an otel agent's telemetry gave
+  no trace;
 - ``unscorable``: a scorer raised, or the case checks nothing; else ``passed`` or ``failed``.
 
 Trials run as asyncio tasks, at most ``concurrency`` at once, sharing one rate limiter; results
@@ -41,11 +44,14 @@ from trailcheck.judge.judge import Judge
 from trailcheck.judge.render import TOOL_DECLARATIONS_KEY
 from trailcheck.models.declarations import declare_tools
 from trailcheck.rate_limit import RateLimiter
-from trailcheck.run.agent import AgentFactory, TrialContext
+from trailcheck.run.agent import AgentFactory
 from trailcheck.run.compare import compare_outcomes
 from trailcheck.run.faults import with_faults
 from trailcheck.run.judging import judged
 from trailcheck.run.manifest import Harness, build_manifest, describe_agent
+from trailcheck.run.native_trial import NativeTrial
+from trailcheck.run.otel_agent import OtelAgent
+from trailcheck.run.otel_trial import OtelTrial
 from trailcheck.run.preflight import probe_environment, selected_cases, user_turns
 from trailcheck.run.results import CaseResult, RunReport, TrialError, TrialResult, call_summaries
 from trailcheck.run.stats import summarize_outcomes
@@ -111,7 +117,7 @@ class RunResult:
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    agent_factory: AgentFactory
+    agent_factory: AgentFactory | OtelAgent
     environment_factory: EnvironmentFactory | None
     options: RunOptions
     dataset_version: str
@@ -148,22 +154,31 @@ def _is_infra(error: BaseException) -> bool:
     return isinstance(error, InfraError)
 
 
-async def _play(
-    case: Case, attempt: int, plan: _Plan, environment: Environment | None, recorder: Recorder
-) -> None:
-    tools = with_faults(environment.tools if environment is not None else [], case.faults)
-    context = TrialContext(
-        tools=recorder.wrap_tools(tools),
-        recorder=recorder,
+def _session(
+    case: Case, attempt: int, plan: _Plan, environment: Environment | None
+) -> NativeTrial | OtelTrial:
+    metadata = _trial_metadata(case, attempt, plan, environment)
+    ids = SeededIds(_trial_seed(plan.options.seed, case.id, attempt))
+    factory = plan.agent_factory
+    if isinstance(factory, OtelAgent):
+        return OtelTrial(
+            factory,
+            turns=user_turns(case),
+            case_input=case.input,
+            tools=with_faults(environment.tools if environment is not None else [], case.faults),
+            environment=environment,
+            rate_limiter=plan.rate_limiter,
+            metadata=metadata,
+            ids=ids,
+        )
+    recorder = Recorder(
+        agent_name="trailcheck-run",
+        input=case.input,
         environment=environment,
-        rate_limiter=plan.rate_limiter,
+        metadata=metadata,
+        ids=ids,
     )
-    agent = plan.agent_factory()
-    async with recorder:
-        answer: Any = None
-        for turn in user_turns(case):
-            answer = await agent.respond(turn, context)
-        recorder.set_output(answer)
+    return NativeTrial(factory, case, environment, recorder, plan.rate_limiter)
 
 
 async def run_trial(
@@ -196,24 +211,22 @@ async def run_trial(
         failure = TrialError.from_exception(broken)
         reason = f"environment failed: {failure.type}: {broken}"
         return result("infra_error", reason, None, error=failure), None
-    recorder = Recorder(
-        agent_name="trailcheck-run",
-        input=case.input,
-        environment=environment,
-        metadata=_trial_metadata(case, attempt, plan, environment),
-        ids=SeededIds(_trial_seed(plan.options.seed, case.id, attempt)),
-    )
+    session = _session(case, attempt, plan, environment)
     deadline = asyncio.timeout(plan.options.timeout_s)
     error: BaseException | None = None
     try:
         async with deadline:
-            await _play(case, attempt, plan, environment, recorder)
+            await session.play()
     except TimeoutError as raised:
         error = raised
     # The agent's failure is the trial's data: kept with its stack, and the run goes on.
     except Exception as raised:  # noqa: BLE001
         error = raised
-    trace = recorder.traces[-1] if recorder.traces else None
+    except BaseException:  # cancelled (Ctrl-C): nothing more is collected for this trial
+        session.close()
+        raise
+    collected = await session.collect()
+    trace = collected if isinstance(collected, Trace) else None
     if error is not None:
         failure = TrialError.from_exception(error)
         if isinstance(error, TimeoutError) and deadline.expired():
@@ -221,7 +234,8 @@ async def run_trial(
             return result("timeout", reason, trace, error=failure), trace
         status: TrialStatus = "infra_error" if _is_infra(error) else "crashed"
         return result(status, f"{failure.type}: {error}", trace, error=failure), trace
-    assert trace is not None  # a run that ended without an error recorded its trace
+    if trace is None:  # the agent ran, but its telemetry gave no trace (an otel agent's)
+        return result("infra_error", str(collected), None), None
     graded = await judged(grade(trace, case, scorers), trace, case, plan.judge)
     extra = {"scores": list(graded.scores), "scorer_failures": list(graded.failures)}
     return result(graded.status, graded.reason, trace, **extra), trace
@@ -229,7 +243,7 @@ async def run_trial(
 
 async def run_async(
     dataset: Dataset,
-    agent_factory: AgentFactory,
+    agent_factory: AgentFactory | OtelAgent,
     environment_factory: EnvironmentFactory | None = None,
     *,
     options: RunOptions | None = None,
@@ -257,7 +271,10 @@ async def run_async(
     manifest = build_manifest(
         dataset=dataset,
         dataset_path=names.get("dataset"),
-        agent=describe_agent(agent_factory(), names.get("agent")),
+        agent=describe_agent(
+            agent_factory if isinstance(agent_factory, OtelAgent) else agent_factory(),
+            names.get("agent"),
+        ),
         environment=environment,
         judge=None if judge is None else {"version": judge.version, **judge.describe()},
         scorers=_all_scorers(scorers_by_case.values()),
@@ -361,7 +378,7 @@ class AsyncClosable(Protocol):
 
 def run(
     dataset: Dataset,
-    agent_factory: AgentFactory,
+    agent_factory: AgentFactory | OtelAgent,
     environment_factory: EnvironmentFactory | None = None,
     *,
     closing: Sequence[AsyncClosable] = (),

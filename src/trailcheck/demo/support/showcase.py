@@ -3,20 +3,28 @@
 v1 with prompt-only tools is the red run: its planted bugs fail the cases that guard them. v2
 with prompt-only tools, and v2 with enforced tools, are the green runs; both are compared with
 v1 on the same cases, so the report shows what the fix changed and how sure one can be of it.
+
+With ``framework="langgraph"`` the same three runs use the LangGraph agents of
+:mod:`.langgraph_agent` (the same brains under LangGraph, traced by OpenInference; the
+``langgraph`` extra), run as otel agents.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from trailcheck.demo.support.agent import enforced_shop, prompt_only_shop, v1_agent, v2_agent
 from trailcheck.demo.support.dataset import support_dataset
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.run.agent import AgentFactory
+from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run
 
 DEMO_K = 4
+Framework = Literal["native", "langgraph"]
+FRAMEWORKS: tuple[Framework, ...] = ("native", "langgraph")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,14 +32,16 @@ class DemoRun:
     """One configuration of the demo: its file name, agent and environment."""
 
     name: str
-    agent: AgentFactory
+    agent: AgentFactory | OtelAgent
     environment: EnvironmentFactory
     references: dict[str, str | None]
 
 
-def _refs(agent: str, environment: str) -> dict[str, str | None]:
+def _refs(
+    agent: str, environment: str, agent_module: str = "trailcheck.demo.support"
+) -> dict[str, str | None]:
     module = "trailcheck.demo.support"
-    return {"agent": f"{module}:{agent}", "environment": f"{module}:{environment}"}
+    return {"agent": f"{agent_module}:{agent}", "environment": f"{module}:{environment}"}
 
 
 DEMO_RUNS = (
@@ -41,14 +51,45 @@ DEMO_RUNS = (
 )
 
 
+def demo_runs(framework: Framework = "native") -> tuple[DemoRun, ...]:
+    """The three runs of ``framework``: the native agents, or the LangGraph ones (imported
+    here, so only this needs the ``langgraph`` extra)."""
+    if framework == "native":
+        return DEMO_RUNS
+    from trailcheck.demo.support import langgraph_agent
+
+    module = langgraph_agent.__name__
+    v1, v2 = OtelAgent(langgraph_agent.v1_agent), OtelAgent(langgraph_agent.v2_agent)
+    return (
+        DemoRun(
+            "langgraph-v1-prompt-only",
+            v1,
+            prompt_only_shop,
+            _refs("v1_agent", "prompt_only_shop", module),
+        ),
+        DemoRun(
+            "langgraph-v2-prompt-only",
+            v2,
+            prompt_only_shop,
+            _refs("v2_agent", "prompt_only_shop", module),
+        ),
+        DemoRun(
+            "langgraph-v2-enforced", v2, enforced_shop, _refs("v2_agent", "enforced_shop", module)
+        ),
+    )
+
+
 def run_demo(
-    *, k: int = DEMO_K, observer: Callable[[str], RunObserver] | None = None
+    *,
+    k: int = DEMO_K,
+    observer: Callable[[str], RunObserver] | None = None,
+    framework: Framework = "native",
 ) -> list[tuple[DemoRun, RunResult]]:
     """The three runs in order; the v2 runs carry a comparison with the v1 run."""
     dataset = support_dataset()
     results: list[tuple[DemoRun, RunResult]] = []
     baseline = None
-    for demo in DEMO_RUNS:
+    for demo in demo_runs(framework):
         result = run(
             dataset,
             demo.agent,
