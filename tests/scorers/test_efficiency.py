@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import groupby
 from typing import Any
 
 import pytest
@@ -10,7 +11,13 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from trailcheck.cases import Case
-from trailcheck.scorers.efficiency import EfficiencyScorer, find_loops, model_calls
+from trailcheck.scorers.efficiency import (
+    EfficiencyScorer,
+    Repeat,
+    find_loops,
+    find_repeats,
+    model_calls,
+)
 from trailcheck.scorers.score import Score
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import ModelInvocation, Span, Trace, Usage
@@ -99,6 +106,100 @@ def test_find_loops_semantics() -> None:
     (loop,) = find_loops(list("abababab"), 3)  # maximal stretch, reported once
     assert (loop.block, loop.repeats) == (("a", "b"), 4)
     assert find_loops(list("ababa"), 3) == []
+
+
+def test_a_call_repeated_in_a_row_is_a_retry_loop_with_its_count_and_spans() -> None:
+    # The issue's scenario: four identical lookups, each answered {"error": "timeout"}.
+    builder = TraceBuilder()
+    for _ in range(4):
+        builder.tool("lookup_order", {"order_id": "A-1"}, result={"error": "timeout"})
+    trace = builder.tool("escalate", {"order_id": "A-1"}).build()
+    score = _score(trace, EfficiencyScorer(call_repeats=3))
+    assert (score.value, score.passed) == (pytest.approx(1 / 3), False)
+    assert score.reason == (
+        "efficiency 1/3=0.333 checks passed;"
+        ' failed redundant calls: lookup_order {"order_id":"A-1"} 4 times > 2'
+        " at span-001, span-002, span-003, span-004;"
+        ' failed repeated calls: lookup_order({"order_id":"A-1"}) called 4 times in a row >= 3'
+        " at span-001, span-002, span-003, span-004;"
+        " ok loops: no run of 2+ calls repeated 3 times in a row"
+    )
+    assert score.evidence == ("span-001", "span-002", "span-003", "span-004")
+
+
+def test_repeated_calls_is_off_by_default_and_reports_when_on() -> None:
+    trace = _trace(*[("lookup_order", {"order_id": "A-1"})] * 3)
+    assert "repeated calls" not in _score(trace).reason
+    scorer = EfficiencyScorer(max_identical_calls=None, loop_repeats=None, call_repeats=3)
+    score = _score(trace, scorer)
+    assert score.reason == (
+        "efficiency 0/1=0.000 checks passed;"
+        ' failed repeated calls: lookup_order({"order_id":"A-1"}) called 3 times in a row >= 3'
+        " at span-001, span-002, span-003"
+    )
+    passing = _score(trace, EfficiencyScorer(**ONLY_COUNTS, call_repeats=4))
+    assert passing.reason == (
+        "efficiency 1/1=1.000 checks passed; ok repeated calls: no call made 4 times in a row"
+    )
+
+
+def test_another_call_between_breaks_the_run() -> None:
+    same = ("lookup_order", {"order_id": "A-1"})
+    scorer = EfficiencyScorer(**ONLY_COUNTS, call_repeats=3)
+    # Another tool, or the same tool with other arguments, ends the run.
+    assert _score(_trace(same, same, ("get_customer", {"id": "c1"}), same, same), scorer).passed
+    assert _score(_trace(same, same, ("lookup_order", {"order_id": "A-2"}), same), scorer).passed
+    # Model calls between the attempts do not, nor does a failure, nor key order or 1 vs 1.0.
+    trace = (
+        TraceBuilder()
+        .llm("checking")
+        .tool("lookup_order", {"order_id": "A-1", "n": 1}, error="timeout")
+        .llm("again")
+        .tool("lookup_order", {"n": 1.0, "order_id": "A-1"}, result={"error": "timeout"})
+        .llm("once more")
+        .tool("lookup_order", {"order_id": "A-1", "n": 1}, result={"status": "shipped"})
+        .build()
+    )
+    score = _score(trace, scorer)
+    assert not score.passed
+    assert score.evidence == ("span-002", "span-004", "span-006")
+    # errored_calls="skip" leaves the failed attempts out of every call check, this one too.
+    skipping = EfficiencyScorer(**ONLY_COUNTS, call_repeats=3, errored_calls="skip")
+    assert _score(trace, skipping).passed
+    # A call of a tool left out by ignore_tools is not a call between.
+    thinking = _trace(same, ("think", {}), same, ("think", {}), same)
+    assert _score(thinking, scorer).passed
+    ignored = EfficiencyScorer(**ONLY_COUNTS, call_repeats=3, ignore_tools=("think",))
+    assert not _score(thinking, ignored).passed
+
+
+def test_long_arguments_are_cut_short_in_the_reason() -> None:
+    trace = _trace(*[("search", {"q": "x" * 500})] * 3)
+    score = _score(trace, EfficiencyScorer(**ONLY_COUNTS, call_repeats=3))
+    shown = score.reason.split("failed repeated calls: ")[1].split(" called ")[0]
+    assert shown == "search(" + '{"q":"' + "x" * 111 + "...)"
+    assert len(shown) == len("search()") + 120
+
+
+def test_find_repeats_semantics() -> None:
+    assert find_repeats([], 2) == []
+    assert find_repeats(list("aab"), 3) == []
+    assert find_repeats(list("xaaaab"), 3) == [Repeat(1, 4)]
+    assert find_repeats(list("aaabbbb"), 3) == [Repeat(0, 3), Repeat(3, 4)]
+    assert find_repeats(list("aabaa"), 3) == []
+    assert find_repeats(list("aabaa"), 2) == [Repeat(0, 2), Repeat(3, 2)]
+    assert find_loops(list("aaaa"), 2) == []  # the loops check still leaves them out
+
+
+@given(keys=st.lists(st.sampled_from("abc"), max_size=15), min_repeats=st.integers(2, 5))
+def test_find_repeats_is_every_maximal_run_long_enough(keys: list[str], min_repeats: int) -> None:
+    runs, start = [], 0
+    for _, group in groupby(keys):
+        size = len(list(group))
+        if size >= min_repeats:
+            runs.append(Repeat(start, size))
+        start += size
+    assert find_repeats(keys, min_repeats) == runs
 
 
 def test_ignored_and_skipped_calls_are_not_counted() -> None:
@@ -212,6 +313,11 @@ def test_spec_form_and_validation() -> None:
     )
     with pytest.raises(ValidationError, match="loop_repeats is at least 2"):
         adapter.validate_python({"loop_repeats": 1})
+    with pytest.raises(ValidationError, match="call_repeats is at least 2, got 1"):
+        adapter.validate_python({"call_repeats": 1})
+    repeats = EfficiencyScorer(call_repeats=4)
+    assert repeats.to_spec().model_dump() == {"name": "efficiency", "call_repeats": 4}
+    assert adapter.validate_json(b'{"call_repeats": 4}', strict=True) == repeats
 
 
 calls = st.lists(
@@ -225,6 +331,7 @@ scorers = st.builds(
     max_identical_calls=st.none() | st.integers(1, 3),
     loop_repeats=st.none() | st.integers(2, 4),
     loop_match=st.sampled_from(["arguments", "tool"]),
+    call_repeats=st.none() | st.integers(2, 4),
     max_tool_calls=st.none() | st.integers(0, 12),
     max_model_calls=st.none() | st.integers(0, 2),
     max_latency_ms=st.none() | st.floats(0, 0.05),

@@ -5,9 +5,11 @@ and date arguments that contradict the user.
   ``requires_confirmation_before``), evaluated by :func:`trailcheck.policy.violations`: one hit
   per violating call, with the policy's own reason.
 - ``efficiency``: the call checks of :class:`~trailcheck.scorers.EfficiencyScorer` (redundant
-  calls, loops, tool and model call counts); only the checks given are on, and each failed check
-  is a hit with the scorer's arithmetic. Budget ceilings are left to grading: a figure a trace
-  does not record would be a finding about the recording, not the agent.
+  calls, loops, repeated calls, tool and model call counts); only the checks given are on, and
+  each failed check is a hit with the scorer's arithmetic. Budget ceilings are left to grading:
+  a figure a trace does not record would be a finding about the recording, not the agent. It
+  reads arguments, so it needs content: on a trace that recorded none, every call of a tool
+  would look like every other.
 - ``rate_limit_retry``: a call whose error matches ``error_pattern`` followed by another call of
   the same tool that started less than ``min_backoff_ms`` after the limited call ended.
 - ``date_argument``: a date argument (a text that :func:`~trailcheck.scorers.parse_date` reads,
@@ -60,6 +62,7 @@ class EfficiencyRule(DetectionRule):
     max_identical_calls: int | None = None
     loop_repeats: int | None = None
     loop_match: LoopMatch = "arguments"
+    call_repeats: int | None = None
     max_tool_calls: int | None = None
     max_model_calls: int | None = None
     ignore_tools: list[str] = Field(default_factory=list)
@@ -69,17 +72,18 @@ class EfficiencyRule(DetectionRule):
 
     @model_validator(mode="after")
     def _build_scorer(self) -> EfficiencyRule:
-        checks = (self.max_identical_calls, self.loop_repeats, self.max_tool_calls)
-        if all(value is None for value in (*checks, self.max_model_calls)):
+        checks = (self.max_identical_calls, self.loop_repeats, self.call_repeats)
+        if all(value is None for value in (*checks, self.max_tool_calls, self.max_model_calls)):
             raise ValueError(
                 "an efficiency rule enables at least one check: max_identical_calls,"
-                " loop_repeats, max_tool_calls or max_model_calls"
+                " loop_repeats, call_repeats, max_tool_calls or max_model_calls"
             )
         # The scorer checks its own settings (minimums); its ValueError names the setting.
         self._scorer = EfficiencyScorer(
             max_identical_calls=self.max_identical_calls,
             loop_repeats=self.loop_repeats,
             loop_match=self.loop_match,
+            call_repeats=self.call_repeats,
             max_tool_calls=self.max_tool_calls,
             max_model_calls=self.max_model_calls,
             ignore_tools=tuple(self.ignore_tools),

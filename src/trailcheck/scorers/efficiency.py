@@ -11,6 +11,15 @@ Checks, each enabled by its setting (``None`` turns a check off):
   repeated is the redundancy check's to find. ``loop_match`` says when two calls are the same:
   ``arguments`` (default: the same tool with canonically equal arguments) or ``tool`` (the same
   tool name, whatever the arguments: catches an agent going round with varied queries).
+- **repeated calls** (``call_repeats``, off by default): no call (same tool, canonically equal
+  arguments) is made K or more times in a row: a retry loop, which the loops check leaves out.
+  In a row means consecutive among the calls checked: a call of another tool, or of the same
+  tool with other arguments, ends the run; model calls between them do not (an agent that
+  retries asks its model each time), nor do calls left out by ``ignore_tools``. What a call
+  answered does not matter: one that failed, or answered ``{"error": "timeout"}``, is the same
+  call. ``loop_match`` does not apply (without arguments every call of a tool is the same). Off
+  by default because the redundancy check already fails such a run; on, it names the run (the
+  built-in ``tool_call_loop`` detection rule turns it on at 3).
 - **tool calls** (``max_tool_calls``) and **model calls** (``max_model_calls``, llm spans not
   nested under another llm span, so one call instrumented twice counts once).
 - **latency** (``max_latency_ms``): ``trace.usage.latency_ms``, else the trace's span duration.
@@ -44,7 +53,8 @@ LoopMatch = Literal["arguments", "tool"]
 
 
 def call_key(call: ToolCall) -> Hashable:
-    """A call as the redundancy check compares calls: its tool and canonical arguments."""
+    """A call as the redundancy and repeat checks compare calls: its tool and canonical
+    arguments."""
     return (call.name, canonical_json(call.arguments))
 
 
@@ -81,6 +91,27 @@ def find_loops(keys: Sequence[Hashable], min_repeats: int) -> list[Loop]:
             if repeats >= min_repeats and _is_primitive(block):
                 found.append(Loop(start, block, repeats))
             start = j + 1
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """One call made ``count`` times in a row: calls ``start .. start + count``."""
+
+    start: int
+    count: int
+
+
+def find_repeats(keys: Sequence[Hashable], min_repeats: int) -> list[Repeat]:
+    """Every maximal run of one key repeated ``min_repeats`` or more times in a row, in order."""
+    found: list[Repeat] = []
+    start = 0
+    for index in range(1, len(keys) + 1):
+        if index < len(keys) and keys[index] == keys[start]:
+            continue
+        if index - start >= min_repeats:
+            found.append(Repeat(start, index - start))
+        start = index
     return found
 
 
@@ -152,6 +183,7 @@ class EfficiencyScorer:
     max_identical_calls: int | None = 2
     loop_repeats: int | None = 3
     loop_match: LoopMatch = "arguments"
+    call_repeats: int | None = None
     max_tool_calls: int | None = None
     max_model_calls: int | None = None
     max_latency_ms: float | None = None
@@ -164,6 +196,7 @@ class EfficiencyScorer:
         minimums = {
             "max_identical_calls": 1,
             "loop_repeats": 2,
+            "call_repeats": 2,
             "max_tool_calls": 0,
             "max_model_calls": 0,
             "max_latency_ms": 0,
@@ -184,15 +217,18 @@ class EfficiencyScorer:
             trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
         )
         found: list[Check] = []
-        # Canonical keys are the costly part of both checks: computed once, when either is on.
+        # Canonical keys are the costly part of these checks: computed once, when one is on.
         keys: list[Hashable] = []
-        if self.max_identical_calls is not None or self.loop_repeats is not None:
+        keyed = (self.max_identical_calls, self.loop_repeats, self.call_repeats)
+        if any(setting is not None for setting in keyed):
             keys = [call_key(call) for call in calls]
         if self.max_identical_calls is not None:
             found.append(_redundancy(calls, keys, self.max_identical_calls))
         if self.loop_repeats is not None:
             loop_keys = [call.name for call in calls] if self.loop_match == "tool" else keys
             found.append(_loops(calls, loop_keys, self.loop_repeats))
+        if self.call_repeats is not None:
+            found.append(_repeats(calls, keys, self.call_repeats))
         if self.max_tool_calls is not None:
             found.append(_count("tool calls", [c.span_id for c in calls], self.max_tool_calls))
         if self.max_model_calls is not None:
@@ -303,3 +339,31 @@ def _loops(calls: Sequence[ToolCall], keys: Sequence[Hashable], min_repeats: int
     if not loops:
         details.append(f"no run of 2+ calls repeated {min_repeats} times in a row")
     return Check("loops", not loops, tuple(details), tuple(dict.fromkeys(evidence)))
+
+
+# A repeated call's arguments as its reason shows them, at most: the span ids lead to the rest.
+MAX_ARGUMENTS_SHOWN = 120
+
+
+def _call_text(call: ToolCall) -> str:
+    """``lookup_order({"order_id":"A-1"})``, the arguments cut short past MAX_ARGUMENTS_SHOWN."""
+    shown = render(call.arguments)
+    if len(shown) > MAX_ARGUMENTS_SHOWN:
+        shown = shown[: MAX_ARGUMENTS_SHOWN - 3] + "..."
+    return f"{call.name}({shown})"
+
+
+def _repeats(calls: Sequence[ToolCall], keys: Sequence[Hashable], min_repeats: int) -> Check:
+    repeats = find_repeats(keys, min_repeats)
+    details: list[str] = []
+    evidence: list[str] = []
+    for repeat in repeats:
+        run = calls[repeat.start : repeat.start + repeat.count]
+        details.append(
+            f"{_call_text(run[0])} called {repeat.count} times in a row >= {min_repeats}"
+            f" at {_ids(run)}"
+        )
+        evidence.extend(call.span_id for call in run)
+    if not repeats:
+        details.append(f"no call made {min_repeats} times in a row")
+    return Check("repeated calls", not repeats, tuple(details), tuple(evidence))
