@@ -21,8 +21,10 @@ from trailcheck.commands.dataset import dataset_app
 from trailcheck.commands.demo import demo_app
 from trailcheck.commands.import_summary import (
     IdsOption,
+    KeepIncompleteOption,
     counted,
     hidden_hints,
+    incomplete_words,
     read_words,
     rejected_words,
 )
@@ -33,6 +35,7 @@ from trailcheck.commands.loop import (
     promote_command,
     review_command,
 )
+from trailcheck.commands.pending import pending_app
 from trailcheck.commands.recorded import (
     MAX_LISTED_REJECTIONS,
     FormatOption,
@@ -128,7 +131,7 @@ def _print_summary(summary: ImportSummary, out: str, *, written: bool) -> None:
     target = f"written to {out}" if written else f"nothing written to {out} (--strict)"
     stderr.print(
         f"{read_words(summary)} → {counted(summary.imported, 'trace')} imported,"
-        f" {rejected_words(summary)}; {target}",
+        f" {rejected_words(summary)}{incomplete_words(summary)}; {target}",
         markup=False,
     )
     for line in capture_warnings(summary):
@@ -146,6 +149,7 @@ def import_command(
         bool, typer.Option("--strict", help="Write nothing when any record is rejected.")
     ] = False,
     ids: IdsOption = "hex",
+    keep_incomplete: KeepIncompleteOption = False,
 ) -> None:
     """Import traces from other formats into trailcheck JSONL.
 
@@ -154,7 +158,13 @@ def import_command(
     """
 
     summary = ImportSummary()
-    traces = iter_import(sources, format_name=format_name, summary=summary, ids=ids)
+    traces = iter_import(
+        sources,
+        format_name=format_name,
+        summary=summary,
+        ids=ids,
+        keep_incomplete=keep_incomplete,
+    )
     if str(out) == "-":
         written = True
         if strict:
@@ -255,6 +265,7 @@ app.command("clusters")(clusters_command)
 app.command("promote")(promote_command)
 app.command("review")(review_command)
 app.command("serve")(serve_command)
+app.add_typer(pending_app, name="pending")
 app.add_typer(route_app, name="route")
 
 

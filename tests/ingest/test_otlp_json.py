@@ -398,16 +398,36 @@ def test_numbers_as_numbers_or_strings_and_status_as_name() -> None:
     data = document(
         span(
             startTimeUnixNano=1718000000000000000,
-            endTimeUnixNano="18446744073709551615",
+            endTimeUnixNano="9223372036854775807",
             parentSpanId="",
             status={"code": "STATUS_CODE_ERROR", "message": "boom"},
             events=[{"timeUnixNano": 1718000000000000001, "name": "retry"}],
         )
     )
     (raw,), _ = raw_spans(data)
-    assert (raw.start_ns, raw.end_ns, raw.parent_id) == (1718000000000000000, 2**64 - 1, None)
+    assert (raw.start_ns, raw.end_ns, raw.parent_id) == (1718000000000000000, 2**63 - 1, None)
     assert (raw.status_code, raw.status_message) == ("error", "boom")
     assert raw.events == [SpanEvent(name="retry", time_ns=1718000000000000001)]
+
+
+@pytest.mark.parametrize(
+    ("changed", "field"),
+    [
+        ({"endTimeUnixNano": "18446744073709551615"}, "endTimeUnixNano"),
+        ({"startTimeUnixNano": 2**63}, "startTimeUnixNano"),
+        ({"events": [{"timeUnixNano": str(2**63), "name": "retry"}]}, "events[0].timeUnixNano"),
+    ],
+)
+def test_a_legal_uint64_time_beyond_what_the_store_holds_is_rejected_naming_it(
+    changed: dict[str, object], field: str
+) -> None:
+    """OTLP times are unsigned 64-bit, the store's integers signed: a time after 2^63-1 ns is
+    refused here, at decoding, rather than breaking the store later."""
+    spans, [rejection] = raw_spans(document(span(**changed)))
+    assert spans == []
+    assert rejection.field == f"resourceSpans[0].scopeSpans[0].spans[0].{field}"
+    assert "is later than trailcheck can store" in rejection.message
+    assert "at most 9223372036854775807" in rejection.message
 
 
 def test_document_start_line_and_empty_inputs() -> None:

@@ -9,8 +9,13 @@ from typing import Any
 import orjson
 import pytest
 
+from trailcheck.ingest.complete_traces import assemble_complete_traces
 from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.span_jsonl import looks_like_span_jsonl, read_span_jsonl
+from trailcheck.ingest.span_jsonl import (
+    looks_like_span_jsonl,
+    read_span_jsonl,
+    read_span_jsonl_spans,
+)
 from trailcheck.trace import Message, MessageToolCall, SpanEvent, Trace, Usage
 
 
@@ -167,14 +172,26 @@ def test_an_unreadable_line_withholds_every_trace_since_it_could_be_any_traces_s
     items = read(fixtures / "otel" / "unreadable-lines.jsonl")
     assert [item for item in items if isinstance(item, Trace)] == []
     rejections = [item for item in items if isinstance(item, Rejection)]
-    assert [(r.line, r.trace_id) for r in rejections] == [(3, None), (5, None), (3, None)]
-    unreadable, not_an_object, withheld = rejections
+    assert [(r.line, r.trace_id) for r in rejections] == [
+        (3, None),
+        (3, "lost"),
+        (5, None),
+        (3, None),
+    ]
+    unreadable, shown, not_an_object, withheld = rejections
     assert unreadable.message.startswith("not valid JSON: unexpected end of data")
+    # Line 3 is cut, but not where the input ends: it shows a span of 'lost', and may hold more.
+    assert (shown.field, shown.message) == (
+        "trace_id",
+        "trace 'lost' lost a span here: the span's trace id is readable, the rest of it is not"
+        " (see above)",
+    )
     assert not_an_object.message == "a span line must be a JSON object, not an array"
     assert withheld.message == (
         "1 trace withheld because line 3 and 1 other part could not be read (rejected above):"
         " a span on them may belong to any trace, so the 2 readable span(s) of 'good' are"
-        " withheld rather than imported with a span missing"
+        " withheld rather than imported with a span missing (--keep-incomplete imports them,"
+        " marked incomplete)"
     )
 
 
@@ -280,6 +297,75 @@ def test_a_line_whose_trace_cannot_be_read_withholds_every_trace() -> None:
         (2, None),  # one Rejection for every trace withheld, naming the first unreadable line
     ]
     assert "1 trace withheld because line 2 and 1 other part could not be read" in str(items[2])
+
+
+# --- a line cut short -------------------------------------------------------------------------
+
+
+def cut_after(text: bytes, *records: dict[str, Any], end: bytes = b"") -> list[Trace | Rejection]:
+    """``records``, one a line, then the last one's line cut just after ``text``."""
+    *whole, last = (orjson.dumps(record) for record in records)
+    data = b"".join(line + b"\n" for line in whole) + last[: last.index(text) + len(text)] + end
+    return list(read_span_jsonl(io.BytesIO(data), "mem.jsonl"))
+
+
+THREE_SPANS = (
+    span_line(span_id="r1"),
+    span_line(trace_id="t2", span_id="r2"),
+    span_line(span_id="c1", parent_span_id="r1"),
+)
+
+
+def test_a_last_line_cut_after_its_trace_id_withholds_only_that_trace() -> None:
+    # A writer killed mid-write: the line held one span, and its trace_id says whose.
+    items = cut_after(b'"span_id":"c', *THREE_SPANS)
+    cut, withheld, kept = items
+    assert isinstance(cut, Rejection)
+    assert (cut.line, cut.trace_id) == (3, "t1")
+    assert cut.message == (
+        "not valid JSON: unexpected end of data (at character 30); the line is cut short where"
+        " the input ends, and its trace_id shows its one span was of trace 't1': only that"
+        " trace is withheld"
+    )
+    assert isinstance(withheld, Rejection)
+    assert withheld.message.startswith("trace 't1' not imported: its span on line 3 is malformed")
+    assert isinstance(kept, Trace)
+    assert kept.trace_id == "t2"
+    assert "trailcheck.incomplete" not in kept.metadata  # complete: nothing of it was lost
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        (b'"span_id":"c', b"\n"),  # something was written after the cut: maybe a record
+        (b'"trace_id":"t', b""),  # its trace id is itself cut
+        (b'"span_id":"c1","parent_span_id":"r1"', b"x"),  # a syntax error, not a cut
+    ],
+)
+def test_any_other_broken_last_line_withholds_every_trace(text: bytes, end: bytes) -> None:
+    items = cut_after(text, *THREE_SPANS, end=end)
+    assert not any(isinstance(item, Trace) for item in items)
+    withheld = items[-1]
+    assert isinstance(withheld, Rejection)
+    assert withheld.trace_id is None
+    assert "withheld because line 3 could not be read" in withheld.message
+    assert "'t2'" in withheld.message
+
+
+def test_keep_incomplete_keeps_what_a_broken_line_may_have_lost_a_span_of() -> None:
+    data = b"".join(orjson.dumps(record) + b"\n" for record in THREE_SPANS[:2])
+    data += orjson.dumps(THREE_SPANS[2])[:40] + b"\n"
+    spans = read_span_jsonl_spans(io.BytesIO(data), "mem.jsonl")
+    items = list(assemble_complete_traces(spans, "mem.jsonl", keep_incomplete=True))
+    broken, shown, withheld, kept = items
+    assert (broken.trace_id, shown.trace_id, withheld.trace_id) == (None, "t1", "t1")
+    assert isinstance(kept, Trace)
+    assert kept.trace_id == "t2"
+    assert kept.metadata["trailcheck.incomplete"] == {
+        "reason": "line 3 of mem.jsonl could not be read (not valid JSON: unexpected control"
+        " character in string (at character 41)); a span on it may have belonged to this trace",
+        "unreadable": [{"source": "mem.jsonl", "line": 3}],
+    }
 
 
 def test_a_bad_span_of_a_good_line_rejects_the_trace_once() -> None:

@@ -12,14 +12,14 @@ from trailcheck.trace import Trace
 
 @dataclass
 class MemoryStore:
-    """Pending spans and log records, stored traces and rejections in dicts and lists;
+    """Pending spans and log records, stored traces and quarantined ones in dicts and lists;
     ``fail_writes`` makes ``add_pending`` and ``add_pending_logs`` raise, as a database that is
     down would."""
 
     pending: dict[tuple[str, str], PendingSpan] = field(default_factory=dict)
     logs: list[PendingLogEvent] = field(default_factory=list)
     traces: dict[str, Trace] = field(default_factory=dict)
-    rejections: dict[str, str] = field(default_factory=dict)
+    quarantined: dict[str, str] = field(default_factory=dict)
     fail_writes: bool = False
     add_calls: int = 0
 
@@ -48,11 +48,9 @@ class MemoryStore:
         for trace_id, root_ended, received_ns in arrivals:
             ended[trace_id] = ended.get(trace_id, False) or root_ended
             newest[trace_id] = max(newest.get(trace_id, received_ns), received_ns)
-        return [
-            trace_id
-            for trace_id, last in newest.items()
-            if (ended[trace_id] and last <= now_ns - settle_ns) or last < now_ns - idle_timeout_ns
-        ]
+        settled = {t for t, last in newest.items() if ended[t] and last <= now_ns - settle_ns}
+        idle = {t for t, last in newest.items() if last < now_ns - idle_timeout_ns}
+        return [t for t in newest if (t in settled or t in idle) and t not in self.quarantined]
 
     def pending_payloads(self, trace_id: str) -> list[bytes]:
         return [s.payload for s in self.pending.values() if s.trace_id == trace_id]
@@ -68,15 +66,14 @@ class MemoryStore:
         self.logs = kept
         return dropped
 
-    def complete_pending(self, trace_id: str, trace: Trace | None, rejection: str | None) -> None:
-        assert (trace is None) != (rejection is None)
-        if trace is not None:
-            self.traces[trace_id] = trace
-        else:
-            assert rejection is not None
-            self.rejections[trace_id] = rejection
+    def complete_pending(self, trace_id: str, trace: Trace) -> None:
+        assert trace.trace_id == trace_id
+        self.traces[trace_id] = trace
         self.pending = {key: s for key, s in self.pending.items() if s.trace_id != trace_id}
         self.logs = [e for e in self.logs if e.trace_id != trace_id]
+
+    def quarantine_pending(self, trace_id: str, reason: str) -> None:
+        self.quarantined.setdefault(trace_id, reason)
 
     def get_trace(self, trace_id: str) -> Trace | None:
         return self.traces.get(trace_id)

@@ -26,7 +26,7 @@ from tests.serve.otlp_bodies import (
 )
 from trailcheck.errors import RecordError
 from trailcheck.ingest.records import RawSpan
-from trailcheck.serve import create_app, decode_span, sweep_pending
+from trailcheck.serve import SweepResult, create_app, decode_span, sweep_pending
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 JSON = {"Content-Type": "application/json"}
@@ -154,19 +154,22 @@ def test_a_new_span_restarts_the_idle_timeout(
     assert len(store.traces[TRACE_A].spans) == 2
 
 
-def test_an_orphan_span_is_rejected_with_the_reason_after_the_idle_timeout(
+def test_an_orphan_span_is_quarantined_with_the_reason_after_the_idle_timeout(
     client: TestClient, store: MemoryStore, clock: Clock
 ) -> None:
     client.post("/v1/traces", content=protobuf_body(tool_span()), headers=PROTOBUF)
     clock.advance(IDLE_TIMEOUT_S + 1)
     result = sweep_pending(store, now_ns=clock(), idle_timeout_ns=IDLE_NS)
     assert result.stored == []
-    reason = store.rejections[TRACE_A]
-    assert result.rejected == {TRACE_A: reason}
+    reason = store.quarantined[TRACE_A]
+    assert result.quarantined == {TRACE_A: reason}
     assert f"span {TOOL!r}" in reason
     assert "parent_span_id" in reason
-    assert store.pending == {}
+    assert list(store.pending) == [(TRACE_A, TOOL)]  # kept: nothing acknowledged is lost
     assert store.traces == {}
+    # Quarantined, it is not tried again by later sweeps.
+    clock.advance(IDLE_TIMEOUT_S + 1)
+    assert sweep_pending(store, now_ns=clock(), idle_timeout_ns=IDLE_NS) == SweepResult()
 
 
 def test_two_traces_in_one_request_complete_separately(

@@ -311,7 +311,7 @@ def test_log_records_whose_spans_never_arrive_are_dropped_at_the_idle_timeout(
     )
     assert store.logs == []
     assert store.traces == {}
-    assert store.rejections == {}
+    assert store.quarantined == {}
 
 
 def test_a_log_record_naming_a_span_not_in_the_trace_is_dropped_and_counted(
@@ -327,14 +327,14 @@ def test_a_log_record_naming_a_span_not_in_the_trace_is_dropped_and_counted(
     assert store.logs == []
 
 
-def test_a_trace_that_does_not_assemble_takes_its_log_records_with_it(
+def test_a_trace_that_does_not_assemble_is_quarantined_with_its_log_records(
     client: TestClient, store: MemoryStore, clock: Clock
 ) -> None:
     post_logs(client, log_record(span_id=TOOL))
     post_spans(client, tool_span())  # its parent, the root, never comes
     clock.advance(IDLE_TIMEOUT_S + 1)
-    assert list(sweep(client).rejected) == [TRACE_A]
-    assert (store.pending, store.logs) == ({}, [])
+    assert list(sweep(client).quarantined) == [TRACE_A]
+    assert (len(store.pending), len(store.logs)) == (1, 1)
 
 
 # --- refusals ---------------------------------------------------------------------------------

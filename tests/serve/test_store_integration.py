@@ -1,5 +1,5 @@
 """The endpoint over the real Store (SQLite, and PostgreSQL when one is running): assembly
-across requests, restart durability, late spans, and recorded rejections."""
+across requests, restart durability, late spans, and quarantined traces."""
 
 from __future__ import annotations
 
@@ -92,18 +92,27 @@ def test_late_spans_and_retries_against_the_real_store(store_url: str) -> None:
         assert len(store.get_trace(TRACE_A).spans) == 2
 
 
-def test_a_trace_that_does_not_assemble_is_recorded_as_rejected(store_url: str) -> None:
+def test_a_trace_that_does_not_assemble_is_quarantined_with_its_spans(store_url: str) -> None:
     clock = Clock()
     with Store.open(store_url) as store, _app(store, clock) as client:
         client.post("/v1/traces", content=protobuf_body(tool_span()), headers=PROTOBUF)
         clock.advance(IDLE_TIMEOUT_S + 1)
-        result = client.app.state.intake.sweep()  # type: ignore[attr-defined]
-        assert list(result.rejected) == [TRACE_A]
-        [rejected] = store.rejected_traces()
-        assert rejected.trace_id == TRACE_A
-        assert rejected.span_count == 1
-        assert "parent_span_id" in rejected.reason
-        assert store.pending_payloads(TRACE_A) == []
+        intake = client.app.state.intake  # type: ignore[attr-defined]
+        result = intake.sweep()
+        assert list(result.quarantined) == [TRACE_A]
+        [held] = store.pending_traces()
+        assert (held.trace_id, held.span_count, held.quarantined) == (TRACE_A, 1, True)
+        assert held.reason == result.quarantined[TRACE_A]
+        assert "parent_span_id" in held.reason
+        assert len(store.pending_payloads(TRACE_A)) == 1
+        assert intake.sweep().quarantined == {}  # not tried again
+        # The parent arrives late; a retry then completes the trace.
+        client.post("/v1/traces", content=protobuf_body(agent_span()), headers=PROTOBUF)
+        store.retry_quarantined(TRACE_A)
+        clock.advance(SETTLE_S)
+        assert intake.sweep().stored == [TRACE_A]
+        assert len(store.get_trace(TRACE_A).spans) == 2
+        assert store.pending_traces() == []
 
 
 def test_a_database_error_is_a_retryable_503_and_nothing_is_claimed_stored(

@@ -19,9 +19,9 @@ class LockCheckingStore(MemoryStore):
         self.lock = lock
         self.held: list[bool] = []
 
-    def complete_pending(self, trace_id: str, trace: Trace | None, rejection: str | None) -> None:
+    def complete_pending(self, trace_id: str, trace: Trace) -> None:
         self.held.append(self.lock.locked())
-        super().complete_pending(trace_id, trace, rejection)
+        super().complete_pending(trace_id, trace)
 
 
 def test_the_lock_is_held_for_each_completion_and_released_after() -> None:
@@ -40,5 +40,5 @@ def test_nothing_ready_completes_nothing() -> None:
     spans = decode_export(protobuf_body(agent_span(end=None)), "protobuf")
     store.add_pending([pending_span(span, 5) for span in spans])
     result = sweep_pending(store, now_ns=10, idle_timeout_ns=100)
-    assert (result.stored, result.rejected) == ([], {})
+    assert (result.stored, result.quarantined) == ([], {})
     assert len(store.pending) == 1

@@ -127,7 +127,7 @@ def test_m004_keeps_the_spans_held_before_it_in_their_order(store_url: str) -> N
         )
     engine.dispose()
     with Store.open(store_url) as store:
-        assert store.migrations_applied == ["m004_pending_span_order", "m005_pending_log_events"]
+        assert store.migrations_applied == NAMES[3:]
         assert store.pending_payloads("t1") == [b"t1/a", b"t1/b"]  # m002's order: received, id
         store.add_pending([PendingSpan("t1", "0", b"t1/0", False, 6)])
         assert store.pending_payloads("t1") == [b"t1/a", b"t1/b", b"t1/0"]

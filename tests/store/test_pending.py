@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.store.builders import lookup_trace, refund_trace
-from trailcheck.errors import UsageError
+from trailcheck.errors import InputError, UsageError
 from trailcheck.store import PendingLogEvent, PendingSpan, Store
 
 SECOND = 10**9
@@ -113,60 +113,46 @@ def test_completing_drops_the_log_records_with_the_spans(store_url: str) -> None
     with Store.open(store_url) as store:
         store.add_pending([_span("t1", "s1", 1, root_ended=True), _span("t2", "s1", 1)])
         store.add_pending_logs([_log("t1", "s1", "a", 1), _log("t2", "s1", "a", 1)])
-        store.complete_pending("t1", refund_trace("t1"), None)
+        store.complete_pending("t1", refund_trace("t1"))
         assert store.pending_log_payloads("t1") == []
-        store.complete_pending("t2", None, "span 's1': orphan")
-        assert store.pending_log_payloads("t2") == []
-        assert store.ready_pending(10**18, 0) == []
+        assert store.pending_log_payloads("t2") == [b"t2/s1/a"]
 
 
 def test_completing_ingests_the_trace_and_drops_its_spans(store_url: str) -> None:
     with Store.open(store_url) as store:
         store.add_pending([_span("t1", "s1", 1, root_ended=True), _span("t2", "s1", 1)])
-        store.complete_pending("t1", refund_trace("t1"), None)
+        store.complete_pending("t1", refund_trace("t1"))
         assert store.get_trace("t1") == refund_trace("t1")
         assert store.pending_payloads("t1") == []
         assert store.ready_pending(2, SECOND) == []
         assert store.pending_payloads("t2") == [b"t2/s1"]
-        assert store.rejected_traces() == []
+        assert store.pending_traces()[0].trace_id == "t2"
 
 
-def test_a_rejection_is_recorded_and_drops_the_spans(store_url: str) -> None:
-    with Store.open(store_url) as store:
-        store.add_pending([_span("t1", "s1", 1), _span("t1", "s2", 2)])
-        store.complete_pending("t1", None, "span 's2': orphan: parent 's0' never arrived")
-        [rejected] = store.rejected_traces()
-        assert (rejected.trace_id, rejected.span_count) == ("t1", 2)
-        assert "never arrived" in rejected.reason
-        assert store.pending_payloads("t1") == []
-        assert store.list_traces() == []
-
-
-def test_a_conflicting_completion_is_rejected_and_the_stored_trace_kept(store_url: str) -> None:
+def test_completing_an_identical_stored_trace_is_a_no_op_that_drops_the_spans(
+    store_url: str,
+) -> None:
     with Store.open(store_url) as store:
         store.ingest([refund_trace("t1")])
         store.add_pending([_span("t1", "s1", 1, root_ended=True)])
-        store.complete_pending("t1", refund_trace("t1", answer="other"), None)
-        [rejected] = store.rejected_traces()
-        assert "trace 't1': refused" in rejected.reason
+        store.complete_pending("t1", refund_trace("t1"))
+        assert store.pending_traces() == []
+        assert len(store.list_traces()) == 1
+
+
+def test_a_conflicting_completion_changes_nothing(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        store.ingest([refund_trace("t1")])
+        store.add_pending([_span("t1", "s1", 1, root_ended=True)])
+        with pytest.raises(InputError, match="trace 't1': refused"):
+            store.complete_pending("t1", refund_trace("t1", answer="other"))
         assert store.get_trace("t1").final_output == "Refunded."
-        assert store.pending_payloads("t1") == []
+        assert store.pending_payloads("t1") == [b"t1/s1"]
 
 
-@pytest.mark.parametrize(
-    ("trace_given", "rejection", "message"),
-    [
-        (True, "and a reason", "either the trace or a rejection"),
-        (False, None, "either the trace or a rejection"),
-    ],
-)
-def test_completion_takes_exactly_one_outcome(
-    store_url: str, trace_given: bool, rejection: str | None, message: str
-) -> None:
+def test_completion_names_its_own_trace(store_url: str) -> None:
     with Store.open(store_url) as store:
         store.add_pending([_span("t1", "s1", 1)])
-        with pytest.raises(UsageError, match=message):
-            store.complete_pending("t1", lookup_trace("t1") if trace_given else None, rejection)
         with pytest.raises(UsageError, match="completed with trace 't2'"):
-            store.complete_pending("t1", lookup_trace("t2"), None)
+            store.complete_pending("t1", lookup_trace("t2"))
         assert store.pending_payloads("t1") == [b"t1/s1"]

@@ -112,7 +112,7 @@ def test_a_trace_without_spans_counts_from_when_it_was_ingested(store_url: str) 
 
 def test_a_trace_completed_from_pending_spans_gets_its_session(store_url: str) -> None:
     with Store.open(store_url) as store:
-        store.complete_pending("p1", turn("p1", 0, conversation_id="c"), None)
+        store.complete_pending("p1", turn("p1", 0, conversation_id="c"))
         assert [(row.session_id, row.trace_count) for row in store.list_sessions()] == [("c", 1)]
         assert _ids(store.session_traces("c")) == ["p1"]
 

@@ -1,4 +1,5 @@
-"""Hypothesis strategies for generated traces: any shape the model allows."""
+"""Hypothesis strategies for generated traces: any shape the model allows, with integers a trace
+can be stored with (signed 64-bit: trailcheck.trace.limits)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from trailcheck.trace import (
     Trace,
     Usage,
 )
+from trailcheck.trace.limits import INT64_MAX
 
 # JSON scalars; floats are finite because JSON has no NaN or infinity.
 json_scalars = (
@@ -77,7 +79,7 @@ statuses = st.builds(Status, code=st.sampled_from(["unset", "ok", "error"]), mes
 events = st.builds(
     SpanEvent,
     name=names,
-    time_ns=st.integers(min_value=0, max_value=2**63),
+    time_ns=st.integers(min_value=0, max_value=INT64_MAX),
     attributes=json_objects,
 )
 
@@ -86,7 +88,7 @@ events = st.builds(
 def spans_of(draw: st.DrawFn, trace_id: str, span_id: str, parent_id: str | None) -> Span:
     kind = draw(st.sampled_from(["agent", "llm", "tool", "retriever", "guard", "other"]))
     start = draw(st.integers(min_value=0, max_value=2**62))
-    end = draw(st.none() | st.integers(min_value=start, max_value=2**63))
+    end = draw(st.none() | st.integers(min_value=start, max_value=INT64_MAX))
     return Span(
         trace_id=trace_id,
         span_id=span_id,

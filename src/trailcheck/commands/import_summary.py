@@ -1,5 +1,6 @@
-"""What ``trailcheck import`` and ``trailcheck ingest`` share: the ``--ids`` option, and the
-words for what an import read (in spans) and did (in traces)."""
+"""What ``trailcheck import`` and ``trailcheck ingest`` share: the ``--ids`` and
+``--keep-incomplete`` options, and the words for what an import read (in spans) and did (in
+traces)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from trailcheck.ingest.importer import ImportSummary
 from trailcheck.ingest.otlp_ids import IdEncoding
 from trailcheck.ingest.records import Rejection
 
-__all__ = ["IdsOption", "counted", "hidden_hints", "read_words", "rejected_words"]
+__all__ = [
+    "IdsOption",
+    "KeepIncompleteOption",
+    "counted",
+    "hidden_hints",
+    "incomplete_words",
+    "read_words",
+    "rejected_words",
+]
 
 IdsOption = Annotated[
     IdEncoding,
@@ -23,6 +32,19 @@ IdsOption = Annotated[
             " protobuf-to-JSON tools (MessageToJson) write them. One encoding for every such"
             " file; an id in the other is rejected. Only OTLP/JSON is affected: protobuf"
             " carries raw bytes."
+        ),
+    ),
+]
+
+KeepIncompleteOption = Annotated[
+    bool,
+    typer.Option(
+        "--keep-incomplete",
+        help=(
+            "Import the traces withheld only because a part of the input could not be read (a"
+            " truncated line) and may have held one of their spans, each marked in metadata"
+            " 'trailcheck.incomplete'; grading and detection give no verdict on them. A trace"
+            " known to have lost a span stays withheld."
         ),
     ),
 ]
@@ -46,6 +68,11 @@ def rejected_words(summary: ImportSummary) -> str:
     if summary.untraced:
         words += f", plus {counted(summary.untraced, 'record')} whose trace is unknown"
     return words
+
+
+def incomplete_words(summary: ImportSummary) -> str:
+    """``, 2 kept incomplete`` (``--keep-incomplete``), or nothing."""
+    return f", {summary.incomplete} kept incomplete" if summary.incomplete else ""
 
 
 def hidden_hints(rejections: Sequence[Rejection], listed: int) -> list[str]:

@@ -21,8 +21,10 @@ from rich.table import Table
 
 from trailcheck.commands.import_summary import (
     IdsOption,
+    KeepIncompleteOption,
     counted,
     hidden_hints,
+    incomplete_words,
     read_words,
     rejected_words,
 )
@@ -97,16 +99,18 @@ def parse_since(text: str | None) -> datetime | None:
 def _print_ingest(imported: ImportSummary, stored: IngestSummary, url: str) -> None:
     problems = [f"rejected: {rejection}" for rejection in imported.rejections]
     problems += [f"conflict: {conflict}" for conflict in stored.conflicts]
+    problems += [f"refused: {refusal}" for refusal in stored.refused]
     for problem in problems[:MAX_LISTED_PROBLEMS]:
         stderr.print(problem, style="red", markup=False)
     if len(problems) > MAX_LISTED_PROBLEMS:
         stderr.print(f"... and {len(problems) - MAX_LISTED_PROBLEMS} more", style="red")
     for hint in hidden_hints(imported.rejections, MAX_LISTED_PROBLEMS):
         stderr.print(hint, style="red", markup=False)
+    refused = f", {len(stored.refused)} refused" if stored.refused else ""
     stderr.print(
         f"{read_words(imported)} → {counted(stored.stored, 'trace')} imported,"
-        f" {stored.unchanged} unchanged, {stored.conflicted} conflicts,"
-        f" {rejected_words(imported)}; store {url}",
+        f" {stored.unchanged} unchanged, {stored.conflicted} conflicts{refused},"
+        f" {rejected_words(imported)}{incomplete_words(imported)}; store {url}",
         markup=False,
     )
     for line in capture_warnings(imported):
@@ -118,15 +122,22 @@ def ingest_command(
     format_name: StoreFormatOption = None,
     db: DbOption = None,
     ids: IdsOption = "hex",
+    keep_incomplete: KeepIncompleteOption = False,
 ) -> None:
     """Ingest trace files into the store: each trace whole or not at all.
 
     A trace already stored with the same content is left as it is (unchanged); one whose id is
-    stored with other content is refused (a conflict). Exit 1 when any record was rejected or
-    any trace refused.
+    stored with other content is refused (a conflict), as is one holding a value the store
+    cannot hold. Exit 1 when any record was rejected or any trace refused.
     """
     imported = ImportSummary()
-    traces = iter_import(sources, format_name=format_name, summary=imported, ids=ids)
+    traces = iter_import(
+        sources,
+        format_name=format_name,
+        summary=imported,
+        ids=ids,
+        keep_incomplete=keep_incomplete,
+    )
     # The first step resolves every file's format: a missing or unreadable source stops the
     # command here, before a store is opened (or created).
     first = next(traces, None)

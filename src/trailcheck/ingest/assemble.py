@@ -22,6 +22,9 @@ Trace-level fields, each from the first source that records it:
 - ``usage``: tokens summed over llm spans that record them, leaving out spans under an llm span
   that records them too, so a model call instrumented twice is counted once.
 
+A trace holding an integer trailcheck cannot store (beyond signed 64-bit: a time, a token count,
+a token total; :mod:`trailcheck.trace.limits`) is rejected, naming the span and field.
+
 Only a root span of kind agent or other speaks for the trace: a root tool or llm span's input is
 that call's input, not the user's. Roots are parentless spans in start order; the first is the
 root.
@@ -40,6 +43,7 @@ from trailcheck.ingest.frameworks import langgraph_answer, langgraph_input
 from trailcheck.ingest.records import RawSpan, Rejection, validation_record_error
 from trailcheck.ingest.vendors import VendorTraceFields, vendor_trace_fields
 from trailcheck.trace import Message, Span, SpanTree, Trace, semconv
+from trailcheck.trace.limits import first_unstorable
 from trailcheck.trace.usage import summed_usage
 
 _TRACE_SPEAKING_KINDS: Final = ("agent", "other")
@@ -97,7 +101,7 @@ def assemble_trace(spans: list[RawSpan], source: str) -> Trace:
     assert root is not None  # spans is not empty
     raw_root = next(raw for raw in spans if raw.span_id == root.span_id)
     try:
-        return _derived_trace(trace_id, mapped, tree, root, _resource(raw_root, spans))
+        trace = _derived_trace(trace_id, mapped, tree, root, _resource(raw_root, spans))
     except RecordError as error:
         # Derivation reads only the root's own attributes, so a problem there is the root's.
         raise RecordError(
@@ -107,6 +111,25 @@ def assemble_trace(spans: list[RawSpan], source: str) -> Trace:
             span_id=root.span_id,
             field=error.field,
         ) from None
+    _check_storable(trace, spans, raw_root, source)
+    return trace
+
+
+def _check_storable(trace: Trace, spans: list[RawSpan], raw_root: RawSpan, source: str) -> None:
+    """RecordError when an integer of the trace is beyond what trailcheck stores
+    (:mod:`trailcheck.trace.limits`): a span's, named with its line; the trace's own (a token
+    total summed over its model calls), with the root's."""
+    found = first_unstorable(trace)
+    if found is None:
+        return
+    culprit = next((raw for raw in spans if raw.span_id == found.span_id), raw_root)
+    raise RecordError(
+        found.message,
+        source=_source_of(culprit, source),
+        line=culprit.line,
+        span_id=found.span_id,
+        field=found.field,
+    )
 
 
 def _source_of(raw: RawSpan | None, source: str) -> str:

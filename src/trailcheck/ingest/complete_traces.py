@@ -12,8 +12,17 @@ trace with a span missing is not the trace that ran.
   spans form a whole tree with one root, could have lost a leaf there. No narrower rule is
   sound, so every trace of the input is withheld. They are reported together, in one Rejection
   ("3 traces withheld because line 7 could not be read"), not one per trace.
+- Where the readable prefix of such a part shows the trace id of a span on it
+  (:mod:`trailcheck.ingest.cut_json`), that trace certainly lost a span: the reader rejects the
+  part naming that trace (:func:`shown_spans`). It withholds every other trace too, unless the
+  part is known to hold no other span: the one case is a span JSONL line cut at the end of the
+  input (:mod:`trailcheck.ingest.span_jsonl`), which then withholds only its trace.
 - A part known to hold no spans (a metrics or logs document in a collector file, ``{}``) is
   rejected (``Rejection.spans_lost`` is False) but withholds nothing.
+
+With ``keep_incomplete``, the traces withheld only because an unreadable part *may* have held a
+span of theirs are imported, each marked incomplete with the reason and the parts
+(:mod:`trailcheck.trace.incomplete`); a trace known to have lost a span is still withheld.
 
 "The input" is everything assembled together: one file for the ``read_*`` functions, every
 span-based file of one ``trailcheck import`` (they are pooled, so a trace may span files).
@@ -26,15 +35,17 @@ from typing import Final
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.assemble import assemble_traces
+from trailcheck.ingest.cut_json import ShownString
 from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.trace import Trace
+from trailcheck.trace.incomplete import mark_incomplete
 
 # Trace ids named in the one Rejection for traces withheld by an unreadable part.
 _NAMED_TRACES: Final = 3
 
 
 def assemble_complete_traces(
-    items: Iterable[RawSpan | Rejection], source: str
+    items: Iterable[RawSpan | Rejection], source: str, *, keep_incomplete: bool = False
 ) -> Iterator[Trace | Rejection]:
     """Pass Rejections through and assemble the spans, except those of a trace that lost a span
     (see the module docstring for the rule).
@@ -42,7 +53,8 @@ def assemble_complete_traces(
     A Rejection with a ``trace_id`` marks that trace as incomplete; one without marks every
     trace, unless its ``spans_lost`` is False. A trace that lost a span of its own is withheld
     with one Rejection saying so; the traces withheld by an unreadable part, with one Rejection
-    for all of them. A Rejection names the file of a span (``RawSpan.source``), else ``source``.
+    for all of them, or, with ``keep_incomplete``, they are imported marked incomplete. A
+    Rejection names the file of a span (``RawSpan.source``), else ``source``.
     """
     spans: list[RawSpan] = []
     incomplete: dict[str, Rejection] = {}
@@ -58,19 +70,60 @@ def assemble_complete_traces(
             incomplete.setdefault(item.trace_id, item)
         else:
             unreadable.append(item)
-    complete: list[RawSpan] = []
-    withheld: dict[str, list[RawSpan]] = {}
-    for span in spans:
-        if unreadable or span.trace_id in incomplete:
-            withheld.setdefault(span.trace_id, []).append(span)
-        else:
-            complete.append(span)
+    kept, lost, withheld = _partition(spans, incomplete, bool(unreadable) and not keep_incomplete)
     for trace_id, own in incomplete.items():
-        if trace_id in withheld:
-            yield _withheld_for_its_span(trace_id, withheld.pop(trace_id), source, own)
+        if trace_id in lost:
+            yield _withheld_for_its_span(trace_id, lost[trace_id], source, own)
     if withheld:
         yield _withheld_for_unreadable(withheld, unreadable)
-    yield from assemble_traces(complete, source)
+    assembled = assemble_traces(kept, source)
+    yield from _marked_incomplete(assembled, unreadable) if unreadable else assembled
+
+
+def _partition(
+    spans: list[RawSpan], incomplete: dict[str, Rejection], withhold_all: bool
+) -> tuple[list[RawSpan], dict[str, list[RawSpan]], dict[str, list[RawSpan]]]:
+    """The spans to assemble; those of each trace that lost a span of its own; those of each
+    other trace, withheld (``withhold_all``) because an unreadable part may have held its span."""
+    kept: list[RawSpan] = []
+    lost: dict[str, list[RawSpan]] = {}
+    withheld: dict[str, list[RawSpan]] = {}
+    for span in spans:
+        if span.trace_id in incomplete:
+            lost.setdefault(span.trace_id, []).append(span)
+        elif withhold_all:
+            withheld.setdefault(span.trace_id, []).append(span)
+        else:
+            kept.append(span)
+    return kept, lost, withheld
+
+
+def _marked_incomplete(
+    assembled: Iterable[Trace | Rejection], unreadable: list[Rejection]
+) -> Iterator[Trace | Rejection]:
+    """The traces kept although ``unreadable`` parts may have held a span of theirs, marked."""
+    parts = [(rejection.source, rejection.line) for rejection in unreadable]
+    reason = (
+        f"{_where(unreadable, with_source=True)} could not be read ({unreadable[0].message});"
+        f" a span on {'them' if len(unreadable) > 1 else 'it'} may have belonged to this trace"
+    )
+    for item in assembled:
+        yield mark_incomplete(item, reason, parts) if isinstance(item, Trace) else item
+
+
+def _where(unreadable: list[Rejection], *, with_source: bool = False) -> str:
+    """Where the first unreadable part is (``line 7 (field)``), and how many others there are."""
+    first = unreadable[0]
+    if first.line is None:
+        where = f"a part of {first.source}" if with_source else "part of the input"
+    else:
+        where = f"line {first.line} of {first.source}" if with_source else f"line {first.line}"
+    if first.field is not None:
+        where += f" ({first.field})"
+    others = len(unreadable) - 1
+    if others:
+        where += f" and {others} other part{'s' if others > 1 else ''}"
+    return where
 
 
 def _withheld_for_its_span(
@@ -92,25 +145,19 @@ def _withheld_for_unreadable(
     withheld: dict[str, list[RawSpan]], unreadable: list[Rejection]
 ) -> Rejection:
     """One Rejection for every trace an unreadable part may have taken a span from."""
-    first = unreadable[0]
-    where = f"line {first.line}" if first.line is not None else "part of the input"
-    if first.field is not None:
-        where += f" ({first.field})"
-    others = len(unreadable) - 1
-    if others:
-        where += f" and {others} other part{'s' if others > 1 else ''}"
     traces = len(withheld)
     spans = sum(len(members) for members in withheld.values())
     named = ", ".join(repr(trace_id) for trace_id in list(withheld)[:_NAMED_TRACES])
     if traces > _NAMED_TRACES:
         named += f" and {traces - _NAMED_TRACES} more"
     return Rejection(
-        first.source,
-        f"{traces} trace{'s' if traces > 1 else ''} withheld because {where} could not be read"
-        f" (rejected above): a span on {'them' if others else 'it'} may belong to any trace, so"
-        f" the {spans} readable span(s) of {named} are withheld rather than imported with a span"
-        " missing",
-        line=first.line,
+        unreadable[0].source,
+        f"{traces} trace{'s' if traces > 1 else ''} withheld because {_where(unreadable)} could"
+        f" not be read (rejected above): a span on {'them' if len(unreadable) > 1 else 'it'}"
+        f" may belong to any trace, so the {spans} readable span(s) of {named} are withheld"
+        " rather than imported with a span missing (--keep-incomplete imports them, marked"
+        " incomplete)",
+        line=unreadable[0].line,
     )
 
 
@@ -132,3 +179,22 @@ def lost_spans(
         yield Rejection(source, error.message, line=line, field=error.field, trace_id=trace_id)
     if some_unknown:
         yield Rejection(source, error.message, line=line, field=error.field)
+
+
+def shown_spans(broken: Rejection, shown: Iterable[ShownString]) -> Iterator[Rejection]:
+    """For a part of the input that could not be read (``broken``), one Rejection per trace
+    whose span its readable prefix shows (``shown``: the trace ids of those spans, each with its
+    field path): each certainly lost a span there, so it stays withheld even when the traces the
+    part only *may* have taken a span from are kept (``keep_incomplete``)."""
+    paths: dict[str, str] = {}
+    for found in shown:
+        paths.setdefault(found.value, found.path)
+    for trace_id, path in paths.items():
+        yield Rejection(
+            broken.source,
+            f"trace {trace_id!r} lost a span here: the span's trace id is readable, the rest of"
+            " it is not (see above)",
+            line=broken.line,
+            field=path,
+            trace_id=trace_id,
+        )

@@ -8,7 +8,8 @@ so a trace split across files (rotated collector output) is imported whole
 (:mod:`~trailcheck.ingest.span_pool` says how parts, copies and disagreeing files are told
 apart); those traces come after the others. Being one input, the pooled files also share the
 rule that a part which cannot be read withholds every trace (it may have held a span of any of
-them; :mod:`~trailcheck.ingest.complete_traces`).
+them; :mod:`~trailcheck.ingest.complete_traces`), and ``keep_incomplete``, which imports those
+traces marked incomplete instead (:mod:`~trailcheck.trace.incomplete`).
 
 Memory: pooling holds every span of every span-based file until the last one is read, as reading
 one such file already does for its own spans (a trace's spans may come in any order, so none can
@@ -40,6 +41,7 @@ from trailcheck.ingest.records import ImportItem, RawSpan, Rejection, SpanItem
 from trailcheck.ingest.span_pool import SpanPool, pool_spans
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import GapTally
+from trailcheck.trace.incomplete import INCOMPLETE_KEY
 
 
 @dataclass(slots=True)
@@ -53,12 +55,15 @@ class ImportSummary:
     (one record is one trace). ``untraced``: rejected parts of span-based files that name no trace
     (a line that is not JSON, a span whose trace id cannot be read, another signal's document):
     how many traces they held, if any, is unknown, so they are not counted as traces.
+    ``incomplete``: the traces imported marked incomplete (``keep_incomplete``), among
+    ``imported``.
     """
 
     spans: int = 0
     imported: int = 0
     rejected: int = 0
     untraced: int = 0
+    incomplete: int = 0
     rejections: list[Rejection] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
     logs: LogTally = field(default_factory=LogTally)
@@ -82,6 +87,13 @@ def capture_warnings(summary: ImportSummary) -> list[str]:
         )
     if logs.other:
         lines.append(f"note: {logs.other} log record(s) that are not GenAI events were ignored")
+    if summary.incomplete:
+        lines.append(
+            f"warning: {summary.incomplete} trace(s) imported incomplete (kept with"
+            " --keep-incomplete): a part of the input that could not be read may have held a"
+            f" span of each; they are marked in metadata {INCOMPLETE_KEY!r}, and grading and"
+            " detection give no verdict on them"
+        )
     lines.extend(summary.gaps.warnings())
     return lines
 
@@ -103,10 +115,13 @@ def iter_import(
     format_name: str | None = None,
     summary: ImportSummary,
     ids: IdEncoding = "hex",
+    keep_incomplete: bool = False,
 ) -> Iterator[Trace]:
     """Yield the valid traces of every file, recording each rejection in ``summary``: those of
     per-record files in file order, then those assembled from the span-based files together.
     ``ids``: how OTLP/JSON files write trace and span ids (see the module docstring).
+    ``keep_incomplete``: import, marked incomplete, the traces of span-based files withheld only
+    because an unreadable part of them may have held one of their spans.
 
     Every file's format is resolved before any is read, so a usage or unreadable-input error
     stops the import before anything was imported.
@@ -133,7 +148,8 @@ def iter_import(
                 else:
                     yield accepted
     if span_files:
-        yield from _pooled_traces(pooled, ", ".join(span_files), first_seen, summary)
+        files = ", ".join(span_files)
+        yield from _pooled_traces(pooled, files, first_seen, summary, keep_incomplete)
 
 
 def _pooled_traces(
@@ -141,13 +157,14 @@ def _pooled_traces(
     files: str,
     first_seen: dict[str, str],
     summary: ImportSummary,
+    keep_incomplete: bool,
 ) -> Iterator[Trace]:
     """The traces of the span-based files, assembled together, with the GenAI log events of
     any of them joined to their spans."""
     trace_ids = _count_read(items, summary)
     pool = pool_spans(join_log_events(items, summary.logs), files)
     summary.rejected += sum(len(copies) for copies in pool.copies.values())
-    for item in assemble_complete_traces(pool.items, files):
+    for item in assemble_complete_traces(pool.items, files, keep_incomplete=keep_incomplete):
         if isinstance(item, Rejection):
             summary.rejections.append(item)
             continue
@@ -212,6 +229,8 @@ def _accept(
         return None
     first_seen[item.trace_id] = source
     summary.imported += 1
+    if INCOMPLETE_KEY in item.metadata:
+        summary.incomplete += 1
     summary.gaps.add(item)
     return item
 
@@ -222,10 +241,15 @@ def import_traces(
     *,
     format_name: str | None = None,
     ids: IdEncoding = "hex",
+    keep_incomplete: bool = False,
 ) -> ImportSummary:
     """Send every valid trace of ``paths`` to ``sink``; return the summary. ``ids``: how
-    OTLP/JSON files write trace and span ids, ``hex`` (OTLP/JSON) or ``base64``."""
+    OTLP/JSON files write trace and span ids, ``hex`` (OTLP/JSON) or ``base64``.
+    ``keep_incomplete``: see :func:`iter_import`."""
     summary = ImportSummary()
-    for trace in iter_import(paths, format_name=format_name, summary=summary, ids=ids):
+    traces = iter_import(
+        paths, format_name=format_name, summary=summary, ids=ids, keep_incomplete=keep_incomplete
+    )
+    for trace in traces:
         sink(trace)
     return summary

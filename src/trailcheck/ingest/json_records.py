@@ -15,7 +15,7 @@ once per document.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -24,6 +24,9 @@ import orjson
 from trailcheck.ingest.records import Rejection
 
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
+
+# How a reader rejects a part that is not JSON, given its Rejection and its text.
+RejectBroken = Callable[[Rejection, bytes], Iterable[Rejection]]
 
 # The tokens that matter for finding where elements start: strings (skipped whole, so brackets
 # and newlines inside them do not count), brackets, commas, newlines and bare scalars.
@@ -41,14 +44,23 @@ class JsonRecord:
 
 
 def read_json_records(
-    data: bytes, source: str, *, array_is_one_record: Callable[[list[Any]], bool]
+    data: bytes,
+    source: str,
+    *,
+    array_is_one_record: Callable[[list[Any]], bool],
+    reject_broken: RejectBroken | None = None,
 ) -> Iterator[JsonRecord | Rejection]:
     """The records of ``data``, in order, and a Rejection for each part that is not JSON.
 
     A document that is an array holds one record per element, unless ``array_is_one_record``
     says the array is itself a record (a bare list of messages, say). Any other document is one
     record. A line of JSON Lines is always one record.
+
+    ``reject_broken`` turns the Rejection of a part that is not JSON (a line, or the whole
+    broken document) into the reader's, given the part's text: a reader may say what its
+    readable prefix shows (:mod:`trailcheck.ingest.cut_json`). By default it is yielded as is.
     """
+    reject = reject_broken or _as_is
     if data.startswith(_UTF8_BOM):
         # The byte order mark says how the text is encoded; it is not part of the JSON.
         data = data[len(_UTF8_BOM) :]
@@ -57,7 +69,7 @@ def read_json_records(
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError as error:
-        yield from _json_lines_or_broken_document(data, source, error)
+        yield from _json_lines_or_broken_document(data, source, error, reject)
         return
     first_line = _first_content_line(data)
     if isinstance(document, list) and not array_is_one_record(document):
@@ -68,27 +80,33 @@ def read_json_records(
         yield JsonRecord(document, 0, "", _fixed_line(first_line))
 
 
+def _as_is(rejection: Rejection, _: bytes) -> Iterable[Rejection]:
+    return (rejection,)
+
+
 def _json_lines_or_broken_document(
-    data: bytes, source: str, document_error: orjson.JSONDecodeError
+    data: bytes, source: str, document_error: orjson.JSONDecodeError, reject: RejectBroken
 ) -> Iterator[JsonRecord | Rejection]:
     lines = [(number, text) for number, text in enumerate(data.split(b"\n"), 1) if text.strip()]
     if not any(_is_json_container(text) for _, text in lines[:2]):
         # Not JSON Lines either: one broken document, reported where it breaks.
-        yield Rejection(
+        broken = Rejection(
             source,
             f"not valid JSON: {document_error.msg} (column {document_error.colno})",
             line=document_error.lineno,
         )
+        yield from reject(broken, data)
         return
     for index, (number, text) in enumerate(lines):
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError as error:
-            yield Rejection(
+            broken = Rejection(
                 source,
                 f"not valid JSON: {error.msg} (at character {error.pos + 1} of the line)",
                 line=number,
             )
+            yield from reject(broken, text)
             continue
         yield JsonRecord(value, index, "", _fixed_line(number))
 

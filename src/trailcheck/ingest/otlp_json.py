@@ -25,16 +25,25 @@ an export with nothing in it.
 A span that cannot be read is a Rejection naming the source, line, field path and span id; the
 other spans of its trace are withheld with a Rejection of their own, so no trace is ever imported
 with a span silently missing (:func:`assemble_complete_traces`, which the protobuf reader shares).
+
+A line (or document) that is not JSON may have held spans of any trace, even when it is only cut
+short at the end of the input: an export records no span count, so what was cut off may hold
+spans of traces its readable prefix does not show. It withholds every trace; each span trace id
+its prefix shows (``resourceSpans[i].scopeSpans[j].spans[k].traceId``, not a link's) names a trace
+that certainly lost a span there, withheld even where the others are kept
+(:mod:`trailcheck.ingest.cut_json`, :func:`~trailcheck.ingest.complete_traces.shown_spans`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans
+from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans, shown_spans
+from trailcheck.ingest.cut_json import ANY_INDEX, ShownString, readable_prefix, shown_strings
 from trailcheck.ingest.json_records import JsonRecord, read_json_records
 from trailcheck.ingest.log_join import join_log_events
 from trailcheck.ingest.otel_attributes import event_attributes
@@ -57,6 +66,7 @@ from trailcheck.ingest.otlp_values import (
     shown,
     span_times,
     status_code,
+    storable_time,
 )
 from trailcheck.ingest.records import IgnoredLogs, LogEvent, RawSpan, Rejection, SpanItem, SpanLink
 from trailcheck.trace import SpanEvent, Trace
@@ -74,6 +84,16 @@ __all__ = [
 # holds no spans, so rejecting it withholds no trace.
 _OTHER_SIGNALS: Final = frozenset(
     {"resourceMetrics", "resourceLogs", "resourceProfiles", "dictionary"}
+)
+# Where a span's trace id sits in an export (a link's traceId, one level down, does not match).
+_SPAN_TRACE_ID: Final = (
+    "resourceSpans",
+    ANY_INDEX,
+    "scopeSpans",
+    ANY_INDEX,
+    "spans",
+    ANY_INDEX,
+    "traceId",
 )
 
 
@@ -134,13 +154,31 @@ def _decode(data: bytes, source: str, *, logs: bool, ids: IdEncoding) -> Iterato
 
 
 def _decode_records(data: bytes, source: str, *, logs: bool, ids: IdEncoding) -> Iterator[SpanItem]:
-    for record in read_json_records(data, source, array_is_one_record=_always):
+    reject_broken = functools.partial(_broken_part, ids=ids)
+    records = read_json_records(
+        data, source, array_is_one_record=_always, reject_broken=reject_broken
+    )
+    for record in records:
         if isinstance(record, Rejection):
             yield record
         elif logs and isinstance(record.value, dict) and _is_logs_export(record.value):
             yield from decode_otlp_logs_json(record.value, source, record.start_line(), ids=ids)
         else:
             yield from _decode_document(record, source, ids)
+
+
+def _broken_part(broken: Rejection, text: bytes, *, ids: IdEncoding) -> Iterator[Rejection]:
+    """A part that is not JSON withholds every trace; the traces whose spans its readable prefix
+    shows certainly lost one (see the module docstring)."""
+    yield broken
+    shown: list[ShownString] = []
+    for found in shown_strings(readable_prefix(text).text, _SPAN_TRACE_ID):
+        try:
+            trace_id = json_id(found.value, TRACE_ID_BYTES, found.path, ids)
+        except RecordError:
+            continue  # not a trace id: that span would not have been read either
+        shown.append(ShownString(found.path, trace_id))
+    yield from shown_spans(broken, shown)
 
 
 def _is_logs_export(document: dict[str, Any]) -> bool:
@@ -312,7 +350,7 @@ def _decode_event(value: object, path: str) -> SpanEvent:
     event = json_object(value, path)
     return SpanEvent(
         name=_optional_str(event, "name", path),
-        time_ns=_timestamp(event, "timeUnixNano", path),
+        time_ns=storable_time(_timestamp(event, "timeUnixNano", path), f"{path}.timeUnixNano"),
         attributes=event_attributes(
             _attributes(event, path), _count(event, path), f"{path}.attributes"
         ),

@@ -44,6 +44,7 @@ from trailcheck.ingest.otlp_values import (
     json_integer,
     json_list,
     json_object,
+    storable_time,
 )
 from trailcheck.ingest.records import IgnoredLogs, LogEvent, Rejection
 from trailcheck.trace import SpanEvent, semconv
@@ -131,7 +132,8 @@ def _proto_record(record: Any, path: str, source: str) -> LogItem:
         )
         event = _event(
             name,
-            int(record.time_unix_nano) or int(record.observed_time_unix_nano),
+            storable_time(int(record.time_unix_nano), f"{path}.timeUnixNano")
+            or storable_time(int(record.observed_time_unix_nano), f"{path}.observedTimeUnixNano"),
             attributes,
             body,
             (int(record.severity_number), str(record.severity_text)),
@@ -171,9 +173,7 @@ def _json_record(
             if record.get("body") is not None
             else None
         )
-        time_ns = _uint(record, "timeUnixNano", path, UINT64_MAX) or _uint(
-            record, "observedTimeUnixNano", path, UINT64_MAX
-        )
+        time_ns = _time(record, "timeUnixNano", path) or _time(record, "observedTimeUnixNano", path)
         severity = (
             _uint(record, "severityNumber", path, UINT32_MAX),
             _text(record, "severityText", path),
@@ -238,6 +238,10 @@ def _text(record: dict[str, Any], key: str, path: str) -> str:
     if not isinstance(value, str):
         raise field_error(f"{path}.{key}", f"must be a string, got {type(value).__name__}")
     return value
+
+
+def _time(record: dict[str, Any], key: str, path: str) -> int:
+    return storable_time(_uint(record, key, path, UINT64_MAX), f"{path}.{key}")
 
 
 def _uint(record: dict[str, Any], key: str, path: str, maximum: int) -> int:

@@ -35,6 +35,7 @@ from trailcheck.ingest.otlp_values import (
     otel_span_kind,
     span_times,
     status_code,
+    storable_time,
 )
 from trailcheck.ingest.records import RawSpan, Rejection, SpanItem, SpanLink
 from trailcheck.trace import SpanEvent, Trace
@@ -202,7 +203,7 @@ def _decode_span(span: Any, path: str, source: str) -> RawSpan:
 def _decode_event(event: Any, path: str) -> SpanEvent:
     return SpanEvent(
         name=str(event.name),
-        time_ns=int(event.time_unix_nano),
+        time_ns=storable_time(int(event.time_unix_nano), f"{path}.timeUnixNano"),
         attributes=event_attributes(
             _attributes(event, path), int(event.dropped_attributes_count), f"{path}.attributes"
         ),

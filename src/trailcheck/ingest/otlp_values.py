@@ -33,9 +33,8 @@ from typing import Any, Final, Protocol
 from trailcheck.errors import RecordError
 from trailcheck.ingest.records import OtelSpanKind, RawSpan
 from trailcheck.trace import StatusCode, semconv
+from trailcheck.trace.limits import INT64_MAX, INT64_MIN
 
-INT64_MIN: Final = -(2**63)
-INT64_MAX: Final = 2**63 - 1
 UINT64_MAX: Final = 2**64 - 1
 UINT32_MAX: Final = 2**32 - 1
 TRACE_ID_BYTES: Final = 16
@@ -159,12 +158,28 @@ def decode_key_values(
     return decoded
 
 
+def storable_time(time_ns: int, path: str) -> int:
+    """``time_ns``, an OTLP time (unsigned 64-bit nanoseconds), when trailcheck can keep it: at
+    most ``INT64_MAX`` (in the year 2262), since the store's integers are signed 64-bit on
+    both backends (:mod:`trailcheck.trace.limits`). A later one is refused here, naming the
+    field, so it never reaches the store."""
+    if time_ns > INT64_MAX:
+        raise field_error(
+            path,
+            f"{time_ns} is later than trailcheck can store: OTLP times are unsigned 64-bit,"
+            f" the store's signed 64-bit, at most {INT64_MAX} (2^63-1 ns, in the year 2262)",
+        )
+    return time_ns
+
+
 def span_times(start_ns: int, end_ns: int, path: str) -> tuple[int, int | None]:
     """Start and end as a RawSpan holds them. 0 is protobuf's "not set" (and what an omitted JSON
-    field means): a span without a start cannot be placed in time, one without an end is open."""
+    field means): a span without a start cannot be placed in time, one without an end is open.
+    Either beyond what the store holds is refused (:func:`storable_time`)."""
     if start_ns == 0:
         raise field_error(f"{path}.startTimeUnixNano", "the span has no start time")
-    return start_ns, end_ns or None
+    storable_time(start_ns, f"{path}.startTimeUnixNano")
+    return start_ns, storable_time(end_ns, f"{path}.endTimeUnixNano") or None
 
 
 def status_code(code: object, path: str) -> StatusCode:

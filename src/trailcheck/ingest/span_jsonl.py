@@ -22,17 +22,27 @@ withheld too, with one more Rejection saying so: a trace with a span missing is 
 that ran. When the line's ``trace_id`` cannot be read, every trace of the input is withheld, since
 the lost span could be any trace's, with one Rejection saying so (see
 :mod:`trailcheck.ingest.complete_traces`).
+
+A line that is not JSON is read as far as it goes (:mod:`trailcheck.ingest.cut_json`). When it
+is *cut* (the last line of the input, with no line end after it, and no syntax error: a writer
+stopped mid-write, or a file read while being written) and its readable prefix shows its
+top-level ``trace_id`` whole, once, the line held one span and it was of that trace: only that
+trace is withheld. Any other broken line may be two writers' records run together (a collector
+restarted and appending after a cut line), so it withholds every trace; a ``trace_id`` its
+prefix shows still names a trace that certainly lost a span there.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
 import orjson
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.complete_traces import assemble_complete_traces
+from trailcheck.ingest.complete_traces import assemble_complete_traces, shown_spans
+from trailcheck.ingest.cut_json import readable_prefix, shown_strings
 from trailcheck.ingest.genai_messages import invalid_json_message, json_kind
 from trailcheck.ingest.json_records import first_line_record
 from trailcheck.ingest.records import RawSpan, Rejection
@@ -76,7 +86,7 @@ def read_span_jsonl_spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | R
             record = _decode(line)
             yield _raw_span(record, line_number, source)
         except RecordError as error:
-            yield Rejection(
+            rejection = Rejection(
                 source=source,
                 message=error.message,
                 line=line_number,
@@ -84,6 +94,7 @@ def read_span_jsonl_spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | R
                 field=error.field,
                 trace_id=_readable_id(record, "trace_id"),
             )
+            yield from (_unreadable_line(rejection, line) if record is None else (rejection,))
 
 
 def looks_like_span_jsonl(head: bytes) -> bool:
@@ -107,6 +118,25 @@ def _decode(line: bytes) -> dict[str, Any]:
     if not isinstance(record, dict):
         raise RecordError(f"a span line must be a JSON object, not {json_kind(record)}")
     return record
+
+
+def _unreadable_line(rejection: Rejection, line: bytes) -> Iterator[Rejection]:
+    """The Rejections of a line that is not a JSON object: which traces it withholds is what its
+    readable prefix shows (see the module docstring)."""
+    prefix = readable_prefix(line)
+    found = shown_strings(prefix.text, ("trace_id",))
+    shown = [trace_id for trace_id in found if trace_id.value]
+    if prefix.cut and not line.endswith(b"\n") and len(found) == 1 and found[0].value:
+        trace_id = found[0].value
+        yield dataclasses.replace(
+            rejection,
+            message=f"{rejection.message}; the line is cut short where the input ends, and its"
+            f" trace_id shows its one span was of trace {trace_id!r}: only that trace is withheld",
+            trace_id=trace_id,
+        )
+        return
+    yield rejection
+    yield from shown_spans(rejection, shown)
 
 
 def _readable_id(record: Any, key: str) -> str | None:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from trailcheck.ingest.json_records import first_line_record
 from trailcheck.ingest.records import Rejection, validation_record_error
 from trailcheck.trace import Trace
+from trailcheck.trace.limits import first_unstorable
 
 # A URN, not a URL: the schema ships in the package and is never fetched.
 SCHEMA_ID = "urn:trailcheck:schema:trace:1"
@@ -46,9 +47,10 @@ def write_traces(traces: Iterable[Trace], stream: IO[bytes]) -> int:
 
 
 def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | Rejection:
-    """One JSONL line as a Trace, or a Rejection naming the line and the field."""
+    """One JSONL line as a Trace, or a Rejection naming the line and the field; an integer
+    beyond what trailcheck stores (:mod:`trailcheck.trace.limits`) is one too."""
     try:
-        return Trace.model_validate_json(line)
+        trace = Trace.model_validate_json(line)
     except ValidationError as error:
         problem = validation_record_error(error)
         return Rejection(
@@ -58,6 +60,17 @@ def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | R
             field=problem.field or "<record>",
             trace_id=_readable_trace_id(line),
         )
+    unstorable = first_unstorable(trace)
+    if unstorable is None:
+        return trace
+    return Rejection(
+        source,
+        unstorable.message,
+        line=line_number,
+        span_id=unstorable.span_id,
+        field=unstorable.field,
+        trace_id=trace.trace_id,
+    )
 
 
 def _readable_trace_id(line: bytes) -> str | None:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from trailcheck.loop.rule_file import Rule, builtin_rules
 from trailcheck.trace import Finding, Trace
 from trailcheck.trace.content_gap import GapTally
+from trailcheck.trace.incomplete import incompleteness, needs_complete_trace
 
 
 def detect(
@@ -16,13 +17,18 @@ def detect(
     """The findings of ``rules`` (default: the built-in rules) on each trace, in trace order
     then rule order; at most one finding per rule and trace. On a trace whose content was not
     recorded, the rules that read content are not run (their failure would be the
-    telemetry's), and the trace is counted in ``gaps``."""
+    telemetry's), and the trace is counted in ``gaps``. On a trace imported incomplete
+    (:mod:`trailcheck.trace.incomplete`) the rules that need every span (every built-in does)
+    are not run: a lost span may hide a failure or fake one."""
     chosen = builtin_rules() if rules is None else tuple(rules)
     gaps = GapTally() if gaps is None else gaps
     for trace in traces:
         gap = gaps.add(trace)
+        incomplete = incompleteness(trace) is not None
         for rule in chosen:
             if gap is not None and rule.needs_content:
+                continue
+            if incomplete and needs_complete_trace(rule):
                 continue
             finding = rule.detect(trace)
             if finding is not None:

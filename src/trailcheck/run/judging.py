@@ -6,7 +6,8 @@ the criterion, the judge version, the failed criteria and the failure mode; a ju
 valid verdict, or a judge that raised, is a scorer failure, so the trial is unscorable with the
 reason kept. A case with rubrics and no judge configured keeps its deterministic grade, and the
 reason says how many rubrics went unjudged: never a silent pass. A trace whose instrumentation
-did not record the conversation's content is not judged: the trial is unscorable, saying so.
+did not record the conversation's content, or one imported with a span possibly missing
+(``--keep-incomplete``), is not judged: the trial is unscorable, saying so.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from trailcheck.cases import Case
 from trailcheck.judge.judge import Judge
 from trailcheck.judge.verdict import JudgeItem, Judging
 from trailcheck.scorers import Grade, Score, ScorerFailure
-from trailcheck.scorers.grade import content_not_captured, grade_verdict
+from trailcheck.scorers.grade import content_not_captured, grade_verdict, incomplete_trace
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import content_gap
+from trailcheck.trace.incomplete import incompleteness
 
 JUDGE_SCORER = "judge"
 
@@ -70,10 +72,15 @@ async def judged(graded: Grade, trace: Trace, case: Case, judge: Judge | None) -
     if judge is None:
         unjudged = f"{len(case.rubrics)} rubric(s) not judged: no judge configured"
         return graded.model_copy(update={"reason": f"{graded.reason}; {unjudged}"})
-    gap = content_gap(trace)
-    if gap is not None:
-        # A judge reads what was said; a trace that did not record it is not judged.
-        failures = [*graded.failures, content_not_captured(JUDGE_SCORER, gap)]
+    # A judge reads what was said; a trace that did not record it all is not judged.
+    not_judged: ScorerFailure | None = None
+    incomplete, gap = incompleteness(trace), content_gap(trace)
+    if incomplete is not None:
+        not_judged = incomplete_trace(JUDGE_SCORER, incomplete)
+    elif gap is not None:
+        not_judged = content_not_captured(JUDGE_SCORER, gap)
+    if not_judged is not None:
+        failures = [*graded.failures, not_judged]
         status, reason = grade_verdict(graded.scores, failures, explicit=True)
         return graded.model_copy(
             update={"failures": tuple(failures), "status": status, "reason": reason}

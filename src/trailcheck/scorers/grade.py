@@ -6,8 +6,11 @@ check. Nothing stops at the first failure, so one failure never hides another.
 
 The verdict:
 
-- ``unscorable`` when a scorer raised (its :class:`ScorerFailure` says why); when the trace's
-  instrumentation did not record the conversation's content
+- ``unscorable`` when a scorer raised (its :class:`ScorerFailure` says why); when the trace
+  was imported incomplete (``--keep-incomplete``: a span of it may be missing,
+  :mod:`trailcheck.trace.incomplete`) and a scorer that needs every span (every built-in does)
+  applies to the case: its Score would judge the spans that were kept, not the run; when the
+  trace's instrumentation did not record the conversation's content
   (:func:`~trailcheck.trace.content_gap.content_gap`) and a scorer that reads content
   (``needs_content``: arguments, results, the answer), or reads the calls (``reads_calls``) of a
   trace that recorded none, applies to the case: its Score would judge telemetry, not the agent,
@@ -31,10 +34,13 @@ from trailcheck.scorers.registry import scorer_classes, scorer_from_spec
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import ContentGap, content_gap
+from trailcheck.trace.incomplete import Incompleteness, incompleteness, needs_complete_trace
 
 GradeStatus = Literal["passed", "failed", "unscorable"]
 # The error type of a scorer that gave no verdict because the trace's content was not recorded.
 CONTENT_NOT_CAPTURED = "ContentNotCaptured"
+# The error type of a scorer that gave no verdict because a span of the trace may be missing.
+INCOMPLETE_TRACE = "IncompleteTrace"
 
 DEFAULT_SCORER_ORDER = BUILTIN_SCORER_ORDER
 # The built-ins that apply to any trace, whatever the case states.
@@ -81,9 +87,12 @@ def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> 
     scores: list[Score] = []
     failures: list[ScorerFailure] = []
     gap = content_gap(trace)
+    incomplete = incompleteness(trace)
     for scorer in chosen:
         outcome = run_scorer(scorer, trace, case)
-        if outcome is not None and gap is not None and _unjudgeable(scorer, gap):
+        if outcome is not None and incomplete is not None and needs_complete_trace(scorer):
+            failures.append(incomplete_trace(scorer.name, incomplete))
+        elif outcome is not None and gap is not None and _unjudgeable(scorer, gap):
             failures.append(content_not_captured(scorer.name, gap))
         elif isinstance(outcome, ScorerFailure):
             failures.append(outcome)
@@ -106,7 +115,7 @@ def grade_verdict(
     """The status and reason of a grade made of ``scores`` and ``failures`` (see the module
     docstring); ``explicit``: the case itself says what to check (its scorers, or rubrics)."""
     if failures:
-        return "unscorable", ", ".join(_failure_reason(failure) for failure in failures)
+        return "unscorable", _failures_reason(failures)
     if not scores:
         return "unscorable", "no scorer applied: the case checks nothing"
     if not explicit and all(score.scorer in GENERIC_SCORERS for score in scores):
@@ -127,12 +136,32 @@ def content_not_captured(scorer: str, gap: ContentGap) -> ScorerFailure:
     )
 
 
+def incomplete_trace(scorer: str, incomplete: Incompleteness) -> ScorerFailure:
+    """Why ``scorer`` gave no verdict on a trace imported with a span possibly missing."""
+    return ScorerFailure(
+        scorer=scorer,
+        error_type=INCOMPLETE_TRACE,
+        message=incomplete.verdict_reason,
+        traceback="",
+    )
+
+
 def _unjudgeable(scorer: Scorer, gap: ContentGap) -> bool:
     """Whether ``scorer`` would judge the telemetry rather than the agent on a trace with
     ``gap``: it reads content, or it reads the calls and the calls were not recorded."""
     if getattr(scorer, "needs_content", False):
         return True
     return gap.calls_unrecorded and getattr(scorer, "reads_calls", False)
+
+
+def _failures_reason(failures: Sequence[ScorerFailure]) -> str:
+    """The failures, one each; those of an incomplete trace together, its reason said once."""
+    incomplete = [failure for failure in failures if failure.error_type == INCOMPLETE_TRACE]
+    reasons = [_failure_reason(f) for f in failures if f.error_type != INCOMPLETE_TRACE]
+    if incomplete:
+        names = ", ".join(failure.scorer for failure in incomplete)
+        reasons.insert(0, f"{incomplete[0].message}; no verdict from {names}")
+    return ", ".join(reasons)
 
 
 def _failure_reason(failure: ScorerFailure) -> str:

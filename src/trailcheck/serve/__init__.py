@@ -1,6 +1,7 @@
 """The OTLP ingest endpoints, OTLP/HTTP and OTLP/gRPC: spans and GenAI log records from any
 OpenTelemetry exporter into the store, held as pending until their trace is complete, then
-assembled into Traces (each log record joined to its span)."""
+assembled into Traces (each log record joined to its span); a trace that cannot be made or
+stored is quarantined with the reason, its spans kept."""
 
 from trailcheck.serve.app import (
     DEFAULT_IDLE_TIMEOUT_S,
@@ -16,6 +17,7 @@ from trailcheck.serve.grpc_receiver import (
     logs_service,
     trace_service,
 )
+from trailcheck.serve.held import HeldTrace, held_trace
 from trailcheck.serve.intake import Accepted, Intake, pending_log_events, pending_span
 from trailcheck.serve.log_codec import decode_log_event, encode_log_event
 from trailcheck.serve.pending import PendingSpanStore
@@ -32,6 +34,7 @@ __all__ = [
     "TOKEN_ENV",
     "Accepted",
     "GrpcReceiver",
+    "HeldTrace",
     "Intake",
     "OtlpService",
     "PendingSpanStore",
@@ -43,6 +46,7 @@ __all__ = [
     "encode_log_event",
     "encode_span",
     "grpc_receiver",
+    "held_trace",
     "ingest_server",
     "is_loopback",
     "logs_service",

@@ -7,9 +7,10 @@ A request to either is checked in this order, each refusal storing nothing: the 
 gunzip within the same limit (413; 400 when it is not gzip), and the decoded spans or GenAI log
 records (400 naming the span or record and field); a store that fails is a 503, which exporters
 retry. Accepted spans and log records are written as pending rows, and the 200 is sent only
-after the store returned. At startup the app sweeps
-once, completing what an earlier process accepted, and then every ``sweep_interval_s`` seconds
-in the background (see :mod:`trailcheck.serve.sweep`).
+after the store returned. At startup the app sweeps once, completing what an earlier process
+accepted, and then every ``sweep_interval_s`` seconds in the background (see
+:mod:`trailcheck.serve.sweep`): a trace that fails is quarantined and the others go on, and a
+sweep that fails as a whole is logged and tried again, so the background sweep never dies.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def _sweeping(
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await run_in_threadpool(intake.sweep)
+        await _sweep_once(intake)
         sweeper = None
         if interval_s is not None:
             sweeper = asyncio.create_task(_sweep_forever(intake, interval_s))
@@ -153,13 +154,20 @@ def _accept(
     return receive(intake, body, encoding)
 
 
+async def _sweep_once(intake: Intake) -> None:
+    """One sweep. A trace that fails is quarantined by the sweep itself
+    (:mod:`trailcheck.serve.sweep`); a sweep that fails as a whole (the database unreachable a
+    while, or a bug) is logged with its traceback and tried again at the next one: the pending
+    rows stay, so nothing is lost meanwhile, and the failure is not silent, as a dead
+    background task would be."""
+    try:
+        await run_in_threadpool(intake.sweep)
+    except Exception:
+        logger.exception("sweeping pending traces failed; they stay pending for the next sweep")
+
+
 async def _sweep_forever(intake: Intake, interval_s: float) -> None:
-    """Sweep every ``interval_s`` seconds. A failing sweep (the database unreachable a while,
-    or a bug) is logged with its traceback and tried again: the pending rows stay, so nothing
-    is lost meanwhile, and the failure is not silent, as a dead background task would be."""
+    """Sweep every ``interval_s`` seconds, for as long as the app runs: no failure stops it."""
     while True:
         await asyncio.sleep(interval_s)
-        try:
-            await run_in_threadpool(intake.sweep)
-        except Exception:
-            logger.exception("sweeping pending traces failed; trying again in %ss", interval_s)
+        await _sweep_once(intake)

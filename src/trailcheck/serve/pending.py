@@ -6,7 +6,8 @@ ended, and when it was received) or a log record (:class:`trailcheck.store.Pendi
 trace and span ids, key, payload and when it was received) is written to the store before the
 endpoint answers 200, so what was accepted survives a restart; the sweep
 (:mod:`trailcheck.serve.sweep`) later turns the pending spans of a ready trace, with its log
-records joined to them, into a stored Trace, or records why the trace was rejected.
+records joined to them, into a stored Trace, or quarantines the trace with the reason, its
+pending rows kept.
 ``PendingSpanStore`` lists exactly what the endpoint and the sweep call;
 ``trailcheck.store.Store`` implements it, and tests use an in-memory fake.
 """
@@ -34,8 +35,8 @@ class PendingSpanStore(Protocol):
         repeated ``(trace_id, span_id, record_key)`` is ignored."""
 
     def ready_pending(self, now_ns: int, idle_timeout_ns: int, settle_ns: int = 0) -> list[str]:
-        """The trace ids with a ``root_ended`` span and nothing (span or log record) received
-        after ``now_ns - settle_ns``, or with nothing received for more than
+        """The trace ids, not quarantined, with a ``root_ended`` span and nothing (span or log
+        record) received after ``now_ns - settle_ns``, or with nothing received for more than
         ``idle_timeout_ns`` before ``now_ns``."""
 
     def pending_payloads(self, trace_id: str) -> list[bytes]:
@@ -47,9 +48,13 @@ class PendingSpanStore(Protocol):
     def drop_pending_logs(self, trace_id: str) -> int:
         """Delete the trace's pending log records if none of its spans is pending; how many."""
 
-    def complete_pending(self, trace_id: str, trace: Trace | None, rejection: str | None) -> None:
-        """In one transaction: store ``trace`` (or record ``rejection``, why it was not
-        stored) and delete the trace's pending spans and log records."""
+    def complete_pending(self, trace_id: str, trace: Trace) -> None:
+        """In one transaction: store ``trace`` and delete the trace's pending spans and log
+        records; when it raises, nothing changed."""
+
+    def quarantine_pending(self, trace_id: str, reason: str) -> None:
+        """Set the trace aside with ``reason``, durably: ``ready_pending`` no longer names it,
+        and its pending spans and log records stay as they are."""
 
     def get_trace(self, trace_id: str) -> Trace | None:
         """The stored trace with this id: None, or ``trailcheck.store.UnknownTraceError``

@@ -1,5 +1,5 @@
 """Completing traces: the pending spans of every ready trace, with its pending GenAI log records
-joined to them, become one stored Trace, or one recorded rejection.
+joined to them, become one stored Trace; a trace that cannot be made or stored is quarantined.
 
 A trace is ready when its root span has ended and nothing of it (span or log record) arrived for
 the settle time, or when nothing of it arrived for more than the idle timeout (the store answers
@@ -8,9 +8,16 @@ from spans: the root may arrive before the log records of the last model call. T
 decoded (:mod:`trailcheck.serve.span_codec`, :mod:`trailcheck.serve.log_codec`), each log record
 appended to its span's events (:func:`~trailcheck.ingest.log_join.join_log_events`, as
 ``trailcheck import`` does), and the spans assembled with
-:func:`~trailcheck.ingest.assemble.assemble_trace`; a trace that does not assemble (an orphan
-span whose parent never arrived, a bad attribute) is completed with the reason instead, so it
-leaves the pending rows either way and is not retried forever.
+:func:`~trailcheck.ingest.assemble.assemble_trace`.
+
+**Poison isolation.** Whatever goes wrong with one trace (an orphan span whose parent never
+arrived, a bad attribute, a value the store cannot hold, a conflicting stored trace, a damaged
+payload, a bug) is that trace's failure, not the sweep's: the trace is quarantined with the
+reason (:meth:`PendingSpanStore.quarantine_pending`; its spans and log records are kept, so
+nothing acknowledged is lost), the server log says so, and the sweep goes on with the others. A
+quarantined trace is not ready again until an operator retries it (``trailcheck pending retry``),
+so the sweep never spins on one trace. Only a store that cannot record the quarantine either
+leaves the trace pending, for the next sweep, logged.
 
 Log records are dropped, and counted in :attr:`SweepResult.dropped_logs` and the server log,
 when their span is not in the assembled trace, or when their trace idles with none of its spans
@@ -24,7 +31,7 @@ import logging
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
-from trailcheck.errors import RecordError
+from trailcheck.errors import TrailcheckError
 from trailcheck.ingest.assemble import assemble_trace
 from trailcheck.ingest.log_join import LogTally, join_log_events
 from trailcheck.ingest.records import RawSpan
@@ -41,12 +48,12 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class SweepResult:
-    """What one sweep completed: the stored trace ids, the rejected ones with why, and how
+    """What one sweep completed: the stored trace ids, the quarantined ones with why, and how
     many GenAI log records of a trace were dropped (their span is not in it, or none of its
     spans arrived)."""
 
     stored: list[str] = field(default_factory=list)
-    rejected: dict[str, str] = field(default_factory=dict)
+    quarantined: dict[str, str] = field(default_factory=dict)
     dropped_logs: dict[str, int] = field(default_factory=dict)
 
 
@@ -59,14 +66,17 @@ def sweep_pending(
     source: str = EXPORT_SOURCE,
     lock: AbstractContextManager[object] | None = None,
 ) -> SweepResult:
-    """Complete every trace that is ready at ``now_ns``. ``settle_ns`` is how long a trace
-    whose root has ended waits for more of it (0: it is ready at once). ``lock`` (reusable,
-    such as a ``threading.Lock``) is held while each trace is read and completed, one trace at
-    a time, so requests are not held up for a whole sweep."""
+    """Complete every trace that is ready at ``now_ns``, quarantining each that fails.
+    ``settle_ns`` is how long a trace whose root has ended waits for more of it (0: it is ready
+    at once). ``lock`` (reusable, such as a ``threading.Lock``) is held while each trace is
+    read and completed, one trace at a time, so requests are not held up for a whole sweep."""
     result = SweepResult()
     for trace_id in store.ready_pending(now_ns, idle_timeout_ns, settle_ns):
         with lock or nullcontext():
-            _complete(store, trace_id, source, result)
+            try:
+                _complete(store, trace_id, source, result)
+            except Exception as error:  # noqa: BLE001 - one trace's failure, whatever it is
+                _quarantine(store, trace_id, error, result)
     return result
 
 
@@ -77,16 +87,43 @@ def _complete(store: PendingSpanStore, trace_id: str, source: str, result: Sweep
         # meanwhile by another process sweeping the same store, and nothing is left).
         _dropped(result, trace_id, store.drop_pending_logs(trace_id), "none of its spans arrived")
         return
-    try:
-        trace, unjoined = _assembled(payloads, store.pending_log_payloads(trace_id), source)
-    except RecordError as error:
-        reason = f"trace {trace_id!r} not stored: {error}"
-        store.complete_pending(trace_id, None, reason)
-        result.rejected[trace_id] = reason
-        return
-    store.complete_pending(trace_id, trace, None)
+    trace, unjoined = _assembled(payloads, store.pending_log_payloads(trace_id), source)
+    store.complete_pending(trace_id, trace)
     result.stored.append(trace_id)
     _dropped(result, trace_id, unjoined, "their span is not in the trace")
+
+
+def _reason(error: Exception) -> str:
+    """Why a trace was quarantined: a trailcheck error's own message (it names the span and
+    field), or any other exception's type and message."""
+    if isinstance(error, TrailcheckError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def _quarantine(
+    store: PendingSpanStore, trace_id: str, error: Exception, result: SweepResult
+) -> None:
+    reason = _reason(error)
+    try:
+        store.quarantine_pending(trace_id, reason)
+    except Exception:
+        logger.exception(
+            "trace %r could not be completed (%s), nor quarantined: it stays pending and is"
+            " tried again at the next sweep",
+            trace_id,
+            reason,
+        )
+        return
+    result.quarantined[trace_id] = reason
+    logger.warning(
+        "trace %r quarantined: %s; its spans and log records are kept (trailcheck pending show %s)",
+        trace_id,
+        reason,
+        trace_id,
+        # A trailcheck error explains itself; anything else is a bug worth its traceback.
+        exc_info=None if isinstance(error, TrailcheckError) else error,
+    )
 
 
 def _dropped(result: SweepResult, trace_id: str, count: int, why: str) -> None:

@@ -1,6 +1,6 @@
 """The trace store: traces, findings, notes, clusters, dataset versions and the OTLP endpoint's
-pending spans and log records, in SQLite (the default) or PostgreSQL, with the same schema and
-behaviour.
+pending (and quarantined) spans and log records, in SQLite (the default) or PostgreSQL, with the
+same schema and behaviour.
 
 Open it with :meth:`Store.open` (a URL, else ``$TRAILCHECK_DB``, else
 ``.trailcheck/trailcheck.db``); see ``docs/store.md``.
@@ -9,9 +9,11 @@ Open it with :meth:`Store.open` (a URL, else ``$TRAILCHECK_DB``, else
 from trailcheck.store.backends import DB_ENV, DEFAULT_DB_PATH, resolve_db_url
 from trailcheck.store.clusters import ClusterRecord
 from trailcheck.store.ingest import IngestConflict, IngestSummary
+from trailcheck.store.limits import StoreLimitError
 from trailcheck.store.migrations import MIGRATIONS, Migration
 from trailcheck.store.observations import Note, UnknownTraceError
 from trailcheck.store.pending import PendingLogEvent, PendingSpan, RejectedTrace
+from trailcheck.store.quarantine import DroppedTrace, PendingTrace
 from trailcheck.store.reading import TraceSummary
 from trailcheck.store.rows import canonical_content
 from trailcheck.store.sessions import SessionSummary
@@ -22,15 +24,18 @@ __all__ = [
     "DEFAULT_DB_PATH",
     "MIGRATIONS",
     "ClusterRecord",
+    "DroppedTrace",
     "IngestConflict",
     "IngestSummary",
     "Migration",
     "Note",
     "PendingLogEvent",
     "PendingSpan",
+    "PendingTrace",
     "RejectedTrace",
     "SessionSummary",
     "Store",
+    "StoreLimitError",
     "TraceSummary",
     "UnknownTraceError",
     "canonical_content",

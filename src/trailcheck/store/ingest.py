@@ -10,6 +10,10 @@ each trace's id is looked up:
 - stored with another hash: **refused**, counted in ``conflicts`` with a message naming the
   trace id; the stored trace is left as it was. A store never holds two revisions of a trace.
 
+A trace holding an integer the store cannot hold (:mod:`trailcheck.store.limits`) is refused
+before any of this, whole, and counted in ``refused`` with the span and field; the others of its
+batch are stored.
+
 The same id twice in one input is treated the same way against its first occurrence. When
 another writer stores one of a batch's ids between the look-up and the write, the batch's
 transaction fails on the unique key (or, on PostgreSQL, is chosen as the victim of a deadlock
@@ -29,6 +33,7 @@ from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from trailcheck.store import schema
+from trailcheck.store.limits import StoreLimitError
 from trailcheck.store.rows import TraceRows, trace_rows
 from trailcheck.trace import Trace
 
@@ -65,11 +70,13 @@ class IngestConflict:
 
 @dataclass
 class IngestSummary:
-    """What an ingest did: every trace offered is ``stored``, ``unchanged`` or a conflict."""
+    """What an ingest did: every trace offered is ``stored``, ``unchanged``, a conflict, or
+    refused for a value the store cannot hold."""
 
     stored: int = 0
     unchanged: int = 0
     conflicts: list[IngestConflict] = field(default_factory=list)
+    refused: list[StoreLimitError] = field(default_factory=list)
 
     @property
     def conflicted(self) -> int:
@@ -77,16 +84,17 @@ class IngestSummary:
 
     @property
     def offered(self) -> int:
-        return self.stored + self.unchanged + self.conflicted
+        return self.stored + self.unchanged + self.conflicted + len(self.refused)
 
     @property
     def ok(self) -> bool:
-        return not self.conflicts
+        return not self.conflicts and not self.refused
 
     def add(self, other: IngestSummary) -> None:
         self.stored += other.stored
         self.unchanged += other.unchanged
         self.conflicts.extend(other.conflicts)
+        self.refused.extend(other.refused)
 
 
 def _stored_hashes(connection: Connection, trace_ids: Sequence[str]) -> dict[str, str]:
@@ -164,5 +172,12 @@ def ingest_traces(
     iterator = iter(traces)
     while batch := list(islice(iterator, batch_size)):
         now = clock()
-        summary.add(_ingest_batch(engine, [trace_rows(trace, now) for trace in batch]))
+        rows: list[TraceRows] = []
+        for trace in batch:
+            try:
+                rows.append(trace_rows(trace, now))
+            except StoreLimitError as error:
+                summary.refused.append(error)
+        if rows:
+            summary.add(_ingest_batch(engine, rows))
     return summary

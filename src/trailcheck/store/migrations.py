@@ -183,12 +183,19 @@ def m005_pending_log_events(connection: Connection) -> None:
     _create(connection, [schema.pending_log_events])
 
 
+def m006_quarantined_traces(connection: Connection) -> None:
+    """Pending traces whose completion failed, set aside with the reason and when, their
+    pending spans and log records kept as they are (``quarantined_traces``)."""
+    _create(connection, [schema.quarantined_traces])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
     Migration("m003_trace_sessions", m003_trace_sessions),
     Migration("m004_pending_span_order", m004_pending_span_order),
     Migration("m005_pending_log_events", m005_pending_log_events),
+    Migration("m006_quarantined_traces", m006_quarantined_traces),
 )
 
 

@@ -3,11 +3,12 @@
 The endpoint (:mod:`trailcheck.serve`) answers a request only once its spans (or log records) are
 committed here, so nothing accepted is lost on a restart. A trace is ready to assemble when one
 of its spans is a root that has ended and nothing of the trace (span or log record) arrived for
-the settle time, or when its newest span or log record arrived more than the idle timeout ago;
-the endpoint then assembles the payloads (opaque bytes to the store) and hands back the trace, or
-the reason it could not be made, and both outcomes remove the trace's pending spans and log
-records in the same transaction that records them. Log records of a trace none of whose spans
-ever arrived are dropped when it idles (:func:`drop_pending_logs`).
+the settle time, or when its newest span or log record arrived more than the idle timeout ago,
+and it is not quarantined (:mod:`trailcheck.store.quarantine`). The endpoint then assembles the
+payloads (opaque bytes to the store) and hands back the trace, which is stored in the same
+transaction that removes the trace's pending spans and log records; a trace that cannot be made
+or stored is quarantined instead, its pending rows kept. Log records of a trace none of whose
+spans ever arrived are dropped when it idles (:func:`drop_pending_logs`).
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ from sqlalchemy import (
     delete,
     exists,
     func,
-    insert,
     literal_column,
     select,
     union_all,
 )
 
-from trailcheck.errors import UsageError
+from trailcheck.errors import InputError, UsageError
 from trailcheck.store import schema
 from trailcheck.store.backends import insert_or_ignore
 from trailcheck.store.ingest import ingest_rows
@@ -76,7 +76,8 @@ class PendingLogEvent:
 
 @dataclass(frozen=True)
 class RejectedTrace:
-    """A trace assembled from received spans that could not be stored, and why."""
+    """A trace assembled from received spans that could not be stored, and why, as a store
+    recorded it before m006 (its spans were not kept)."""
 
     trace_id: str
     reason: str
@@ -121,8 +122,10 @@ def ready_pending(
     connection: Connection, now_ns: int, idle_timeout_ns: int, settle_ns: int = 0
 ) -> list[str]:
     """Ids of held traces with an ended root span and nothing received for at least
-    ``settle_ns``, or with nothing received for more than ``idle_timeout_ns``; oldest first."""
+    ``settle_ns``, or with nothing received for more than ``idle_timeout_ns``; oldest first.
+    A quarantined trace is never ready."""
     spans, logs = schema.pending_spans, schema.pending_log_events
+    quarantined = select(schema.quarantined_traces.c.trace_id)
     arrivals = union_all(
         select(
             spans.c.trace_id,
@@ -135,6 +138,7 @@ def ready_pending(
     settled = (func.max(arrivals.c.ended) == 1) & (newest <= now_ns - settle_ns)
     query = (
         select(arrivals.c.trace_id)
+        .where(arrivals.c.trace_id.not_in(quarantined))
         .group_by(arrivals.c.trace_id)
         .having(settled | (newest < now_ns - idle_timeout_ns))
         .order_by(func.min(arrivals.c.received_ns), arrivals.c.trace_id)
@@ -165,41 +169,26 @@ def drop_pending_logs(connection: Connection, trace_id: str) -> int:
     return result.rowcount
 
 
-def finish_pending(
-    connection: Connection, trace_id: str, trace: Trace | None, rejection: str | None
-) -> None:
-    """Ingest ``trace`` (or record ``rejection``) and drop the held spans and log records of
-    ``trace_id``.
+def finish_pending(connection: Connection, trace_id: str, trace: Trace) -> None:
+    """Ingest ``trace`` and drop the held spans and log records of ``trace_id``.
 
-    A trace that conflicts with a stored one of the same id is recorded as rejected, with the
-    conflict as the reason; an identical one is a no-op."""
-    if (trace is None) == (rejection is None):
-        raise UsageError("completing a pending trace takes either the trace or a rejection")
-    if trace is not None and trace.trace_id != trace_id:
+    An identical stored trace makes this a no-op that still drops them; a trace that conflicts
+    with a stored one of the same id is an InputError with the conflict, and (the caller's
+    transaction rolled back) nothing changes. StoreLimitError when the store cannot hold one of
+    its integers."""
+    if trace.trace_id != trace_id:
         raise UsageError(f"pending trace {trace_id!r} completed with trace {trace.trace_id!r}")
-    table = schema.pending_spans
-    held = connection.scalar(select(func.count()).where(table.c.trace_id == trace_id)) or 0
-    reason = rejection
-    if trace is not None:
-        summary = ingest_rows(connection, [trace_rows(trace, time.time_ns())])
-        reason = summary.conflicts[0].message if summary.conflicts else None
-    if reason is not None:
-        connection.execute(
-            insert(schema.rejected_traces),
-            {
-                "trace_id": trace_id,
-                "reason": reason,
-                "span_count": held,
-                "rejected_ns": time.time_ns(),
-            },
-        )
-    connection.execute(delete(table).where(table.c.trace_id == trace_id))
-    logs = schema.pending_log_events
+    summary = ingest_rows(connection, [trace_rows(trace, time.time_ns())])
+    if summary.conflicts:
+        raise InputError(summary.conflicts[0].message)
+    spans, logs = schema.pending_spans, schema.pending_log_events
+    connection.execute(delete(spans).where(spans.c.trace_id == trace_id))
     connection.execute(delete(logs).where(logs.c.trace_id == trace_id))
 
 
 def read_rejected(connection: Connection) -> list[RejectedTrace]:
-    """The traces rejected on completion, oldest first."""
+    """The traces rejected on completion by a store before m006 (since then, such a trace is
+    quarantined with its spans kept), oldest first."""
     table = schema.rejected_traces
     query = select(table).order_by(table.c.rejected_ns, table.c.id)
     return [

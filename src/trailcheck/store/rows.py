@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from trailcheck.store.limits import StoreLimitError, check_trace, content_json
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_id_from_metadata
 
@@ -37,9 +38,13 @@ class TraceRows:
 
 
 def canonical_content(trace: Trace) -> bytes:
-    """The trace's canonical JSON (see the module docstring)."""
+    """The trace's canonical JSON (see the module docstring); StoreLimitError when an integer
+    in it cannot be written (:func:`~trailcheck.store.limits.content_json`)."""
     document = trace.model_dump(mode="json", exclude_defaults=True)
-    return orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+    try:
+        return content_json(document)
+    except StoreLimitError as error:
+        raise StoreLimitError(f"trace {trace.trace_id!r}: {error.message}") from None
 
 
 def _clean(text: str) -> str:
@@ -71,7 +76,9 @@ def _final_output(value: Any) -> str | None:
 
 
 def trace_rows(trace: Trace, ingested_ns: int) -> TraceRows:
-    """The rows of ``trace``, ingested at ``ingested_ns``."""
+    """The rows of ``trace``, ingested at ``ingested_ns``; StoreLimitError, naming the span and
+    field, when the store cannot hold one of its integers (:mod:`trailcheck.store.limits`)."""
+    check_trace(trace)
     content = canonical_content(trace)
     digest = hashlib.sha256(content).hexdigest()
     span_rows: list[dict[str, Any]] = []

@@ -27,6 +27,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from trailcheck.store.limits import Int32, Int64
+
 __all__ = [
     "cases",
     "cluster_members",
@@ -39,6 +41,7 @@ __all__ = [
     "notes",
     "pending_log_events",
     "pending_spans",
+    "quarantined_traces",
     "rejected_traces",
     "runs",
     "spans",
@@ -55,7 +58,7 @@ migrations_table = Table(
     "_migrations",
     metadata,
     Column("name", String(120), primary_key=True),
-    Column("applied_ns", BigInteger, nullable=False),
+    Column("applied_ns", Int64, nullable=False),
 )
 
 traces = Table(
@@ -68,12 +71,12 @@ traces = Table(
     Column("content", Text, nullable=False),
     Column("input_text", Text),
     Column("final_output", Text),
-    Column("started_ns", BigInteger),
-    Column("ended_ns", BigInteger),
+    Column("started_ns", Int64),
+    Column("ended_ns", Int64),
     # Space-separated, with a space at either end: " lookup_order issue_refund ".
     Column("tool_names", Text, nullable=False),
-    Column("span_count", Integer, nullable=False),
-    Column("ingested_ns", BigInteger, nullable=False),
+    Column("span_count", Int32, nullable=False),
+    Column("ingested_ns", Int64, nullable=False),
     # The session the trace belongs to (trailcheck.trace.session); added by m003.
     Column("session_id", String()),
 )
@@ -94,8 +97,8 @@ spans = Table(
     Column("name", Text, nullable=False),
     Column("kind", String(16), nullable=False),
     Column("tool_name", String()),
-    Column("start_ns", BigInteger, nullable=False),
-    Column("end_ns", BigInteger),
+    Column("start_ns", Int64, nullable=False),
+    Column("end_ns", Int64),
     Column("status", String(8), nullable=False),
 )
 Index("ix_spans_tool", spans.c.tool_name, spans.c.trace_id)
@@ -115,7 +118,7 @@ findings = Table(
     Column("reason", Text, nullable=False),
     Column("evidence", Text, nullable=False),
     Column("source", String(), nullable=False),
-    Column("created_ns", BigInteger, nullable=False),
+    Column("created_ns", Int64, nullable=False),
     UniqueConstraint("trace_id", "label", "source", name="uq_findings_trace_label_source"),
 )
 Index("ix_findings_label", findings.c.label, findings.c.trace_id)
@@ -132,7 +135,7 @@ notes = Table(
     ),
     Column("text", Text, nullable=False),
     Column("author", String(), nullable=False),
-    Column("created_ns", BigInteger, nullable=False),
+    Column("created_ns", Int64, nullable=False),
 )
 Index("ix_notes_trace", notes.c.trace_id)
 
@@ -143,10 +146,10 @@ clusters = Table(
     Column("label", String(120), nullable=False),
     Column("signature", Text, nullable=False),
     Column("representative_trace_id", String(), nullable=False),
-    Column("first_seen_ns", BigInteger, nullable=False),
-    Column("last_seen_ns", BigInteger, nullable=False),
+    Column("first_seen_ns", Int64, nullable=False),
+    Column("last_seen_ns", Int64, nullable=False),
     Column("case_id", String()),
-    Column("approved_ns", BigInteger),
+    Column("approved_ns", Int64),
 )
 Index("ix_clusters_label", clusters.c.label)
 
@@ -167,7 +170,7 @@ dataset_versions = Table(
     metadata,
     Column("dataset", String(), primary_key=True),
     Column("version", String(), primary_key=True),
-    Column("created_ns", BigInteger, nullable=False),
+    Column("created_ns", Int64, nullable=False),
 )
 
 cases = Table(
@@ -186,7 +189,7 @@ runs = Table(
     Column("dataset", String()),
     Column("dataset_version", String()),
     Column("report", Text, nullable=False),
-    Column("created_ns", BigInteger, nullable=False),
+    Column("created_ns", Int64, nullable=False),
 )
 
 trials = Table(
@@ -194,7 +197,7 @@ trials = Table(
     metadata,
     Column("run_id", String(), ForeignKey("runs.run_id", ondelete="CASCADE"), primary_key=True),
     Column("case_id", String(), primary_key=True),
-    Column("attempt", Integer, primary_key=True),
+    Column("attempt", Int32, primary_key=True),
     Column("trace_id", String()),
     Column("status", String(16), nullable=False),
     Column("trial", Text, nullable=False),
@@ -209,7 +212,7 @@ judge_labels = Table(
     Column("passed", Boolean, nullable=False),
     Column("labeller", String(), nullable=False),
     Column("reason", Text),
-    Column("created_ns", BigInteger, nullable=False),
+    Column("created_ns", Int64, nullable=False),
 )
 
 # Spans received by the OTLP endpoint, held until their trace is complete. seq is arrival order
@@ -223,7 +226,7 @@ pending_spans = Table(
     Column("span_id", String(), nullable=False),
     Column("payload", LargeBinary, nullable=False),
     Column("root_ended", Boolean, nullable=False),
-    Column("received_ns", BigInteger, nullable=False),
+    Column("received_ns", Int64, nullable=False),
     UniqueConstraint("trace_id", "span_id", name="uq_pending_span"),
 )
 
@@ -239,17 +242,30 @@ pending_log_events = Table(
     Column("span_id", String(), nullable=False),
     Column("record_key", String(), nullable=False),
     Column("payload", LargeBinary, nullable=False),
-    Column("received_ns", BigInteger, nullable=False),
+    Column("received_ns", Int64, nullable=False),
     UniqueConstraint("trace_id", "span_id", "record_key", name="uq_pending_log_record"),
 )
 
+# Before m006, a trace the endpoint could not assemble or store was recorded here and its pending
+# rows deleted; since m006 it is quarantined instead (below), and this table is only read.
 rejected_traces = Table(
     "rejected_traces",
     metadata,
     Column("id", Serial, primary_key=True, autoincrement=True),
     Column("trace_id", String(), nullable=False),
     Column("reason", Text, nullable=False),
-    Column("span_count", Integer, nullable=False),
-    Column("rejected_ns", BigInteger, nullable=False),
+    Column("span_count", Int32, nullable=False),
+    Column("rejected_ns", Int64, nullable=False),
 )
 Index("ix_rejected_trace", rejected_traces.c.trace_id)
+
+# Pending traces set aside because completing them failed (added by m006): the sweep skips them,
+# and their spans and log records stay in pending_spans and pending_log_events, untouched, until
+# an operator retries (deletes the row) or drops them (trailcheck pending).
+quarantined_traces = Table(
+    "quarantined_traces",
+    metadata,
+    Column("trace_id", String(), primary_key=True),
+    Column("reason", Text, nullable=False),
+    Column("quarantined_ns", Int64, nullable=False),
+)

@@ -13,6 +13,7 @@ docstrings; the Store only holds the engine and opens the transactions.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +26,15 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 
 from trailcheck.cases import Case, Dataset
 from trailcheck.errors import InputError
-from trailcheck.store import clusters, datasets, observations, pending, reading, sessions
+from trailcheck.store import (
+    clusters,
+    datasets,
+    observations,
+    pending,
+    quarantine,
+    reading,
+    sessions,
+)
 from trailcheck.store.backends import (
     DB_ENV,
     create_store_engine,
@@ -38,6 +47,7 @@ from trailcheck.store.ingest import DEFAULT_BATCH_SIZE, IngestSummary, ingest_tr
 from trailcheck.store.migrations import migrate
 from trailcheck.store.observations import Note, UnknownTraceError
 from trailcheck.store.pending import PendingLogEvent, PendingSpan
+from trailcheck.store.quarantine import DroppedTrace, PendingTrace
 from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceFilter, TraceSummary
 from trailcheck.store.sessions import SessionSummary
 from trailcheck.trace import Finding, Severity, Trace
@@ -46,8 +56,8 @@ __all__ = ["Store"]
 
 
 class Store:
-    """Traces, findings, notes, clusters, dataset versions and pending spans and log records in
-    one database."""
+    """Traces, findings, notes, clusters, dataset versions, and the pending (and quarantined)
+    spans and log records of the OTLP endpoint in one database."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -236,19 +246,50 @@ class Store:
         with self.engine.begin() as connection:
             return pending.drop_pending_logs(connection, trace_id)
 
-    def complete_pending(self, trace_id: str, trace: Trace | None, rejection: str | None) -> None:
-        """Ingest the assembled trace (or record why it could not be) and drop its spans and
-        log records."""
+    def complete_pending(self, trace_id: str, trace: Trace) -> None:
+        """Ingest the assembled trace and drop its held spans and log records, in one
+        transaction; on a conflict with a stored trace (InputError) or a value the store cannot
+        hold (StoreLimitError), nothing changes."""
         for attempt in range(2):
             try:
                 with self.engine.begin() as connection:
-                    pending.finish_pending(connection, trace_id, trace, rejection)
+                    pending.finish_pending(connection, trace_id, trace)
                 return
             except IntegrityError:
                 # Another writer stored this trace id meanwhile: look it up again, once.
                 if attempt:
                     raise
 
+    # The quarantine (trailcheck.store.quarantine)
+
+    def quarantine_pending(self, trace_id: str, reason: str) -> None:
+        """Set a pending trace aside with ``reason``: the sweep no longer tries it, and its
+        spans and log records stay held."""
+        with self.engine.begin() as connection:
+            quarantine.quarantine_trace(connection, trace_id, reason, time.time_ns())
+
+    def pending_traces(self) -> list[PendingTrace]:
+        """Every held trace, pending or quarantined, by first arrival."""
+        with read_only(self.engine) as connection:
+            return quarantine.list_pending_traces(connection)
+
+    def pending_trace(self, trace_id: str) -> PendingTrace:
+        """The held trace ``trace_id``; UsageError when there is none."""
+        with read_only(self.engine) as connection:
+            return quarantine.held_trace(connection, trace_id)
+
+    def retry_quarantined(self, trace_id: str) -> PendingTrace:
+        """Send a quarantined trace back to pending, for the next sweep; UsageError when it is
+        not quarantined."""
+        with self.engine.begin() as connection:
+            return quarantine.release_quarantined(connection, trace_id)
+
+    def drop_pending(self, trace_id: str) -> DroppedTrace:
+        """Delete a held trace (pending or quarantined), its spans and log records; what went."""
+        with self.engine.begin() as connection:
+            return quarantine.drop_pending_trace(connection, trace_id)
+
     def rejected_traces(self) -> list[pending.RejectedTrace]:
+        """Traces rejected on completion before m006 (now they are quarantined)."""
         with read_only(self.engine) as connection:
             return pending.read_rejected(connection)
