@@ -90,7 +90,8 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     shipped = files("trailcheck.demo.support") / DATASET_FILE
     (pytester.path / "support.yaml").write_bytes(shipped.read_bytes())
     pytester.makefile(".yaml", tiny=textwrap.dedent(TINY))
-    pytester.makepyfile(agents=AGENTS)
+    # Not `agents`: the OpenAI Agents SDK (the openai-agents extra) is a package of that name.
+    pytester.makepyfile(tiny_agents=AGENTS)
     pytester.syspathinsert()
     return pytester
 
@@ -170,7 +171,10 @@ def test_without_the_agent_it_is_a_usage_error(project: pytest.Pytester) -> None
     ("arguments", "message"),
     [
         (["--trailcheck", "nope.yaml"], "ERROR: nope.yaml: 1 problem"),
-        (["--trailcheck-agent", "agents:missing"], "ERROR: --trailcheck-agent 'agents:missing'*"),
+        (
+            ["--trailcheck-agent", "tiny_agents:missing"],
+            "ERROR: --trailcheck-agent 'tiny_agents:missing'*",
+        ),
         (["--trailcheck-k", "0"], "ERROR: k must be at least 1, not 0"),
     ],
 )
@@ -189,7 +193,7 @@ def test_a_bad_dataset_agent_or_setting_is_one_clear_usage_error(
 def test_a_timeout_is_a_failure_with_its_reason(project: pytest.Pytester) -> None:
     result = _run(
         project,
-        *("--trailcheck", "tiny.yaml", "--trailcheck-agent", "agents:slow"),
+        *("--trailcheck", "tiny.yaml", "--trailcheck-agent", "tiny_agents:slow"),
         *("--trailcheck-timeout", "0.05", "--trailcheck-k", "2"),
     )
     result.assert_outcomes(failed=1)
@@ -206,17 +210,17 @@ def test_a_crash_and_an_infra_error_are_failures_with_their_reasons(
     project: pytest.Pytester,
 ) -> None:
     arguments = ["--trailcheck", "tiny.yaml", "--trailcheck-agent"]
-    crashed = _run(project, *arguments, "agents:crashing")
+    crashed = _run(project, *arguments, "tiny_agents:crashing")
     crashed.assert_outcomes(failed=1)
     crashed.stdout.fnmatch_lines(
         ["answers-without-tools trial 1 crashed: RuntimeError: the agent broke"]
     )
     crashed.stdout.no_fnmatch_line("*Traceback*")
-    verbose = _run(project, *arguments, "agents:crashing", "-v")
+    verbose = _run(project, *arguments, "tiny_agents:crashing", "-v")
     verbose.stdout.fnmatch_lines(
         ["--- answers-without-tools trial 1 crashed:", "Traceback *", "*the agent broke"]
     )
-    offline = _run(project, *arguments, "agents:offline")
+    offline = _run(project, *arguments, "tiny_agents:offline")
     offline.assert_outcomes(failed=1)
     offline.stdout.fnmatch_lines(
         ["answers-without-tools trial 1 infra_error: InfraError: the model endpoint failed*"]
@@ -226,7 +230,7 @@ def test_a_crash_and_an_infra_error_are_failures_with_their_reasons(
 def test_a_passing_agent_passes_and_without_the_option_nothing_is_added(
     project: pytest.Pytester,
 ) -> None:
-    passed = _run(project, "--trailcheck", "tiny.yaml", "--trailcheck-agent", "agents:quiet")
+    passed = _run(project, "--trailcheck", "tiny.yaml", "--trailcheck-agent", "tiny_agents:quiet")
     passed.assert_outcomes(passed=1)
     project.makepyfile(test_own="def test_own():\n    pass\n")
     own = _run(project, "-v")

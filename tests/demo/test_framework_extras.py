@@ -22,6 +22,24 @@ EXTRAS = {
             "trailcheck.demo.frameworks.langchain_chat",
         ),
     ),
+    "openai-agents": (
+        ["demo", "--framework", "openai-agents"],
+        "agents",
+        (
+            "trailcheck.demo.support.openai_agents_agent",
+            "trailcheck.demo.frameworks.openai_agents_agent",
+            "trailcheck.demo.frameworks.openai_agents_model",
+        ),
+    ),
+    "pydantic-ai": (
+        ["demo", "--framework", "pydantic-ai"],
+        "pydantic_ai",
+        (
+            "trailcheck.demo.support.pydantic_ai_agent",
+            "trailcheck.demo.frameworks.pydantic_ai_agent",
+            "trailcheck.demo.frameworks.pydantic_ai_model",
+        ),
+    ),
     "adk": (
         ["demo", "pitwall", "--framework", "adk"],
         "google.adk",
@@ -59,14 +77,16 @@ def test_a_missing_extra_is_one_line_naming_it(
 
 def test_an_unknown_framework_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(["demo", "--framework", "crewai"]) == 2
-    assert "--framework 'crewai': one of native, langgraph" in capsys.readouterr().err
+    expected = "--framework 'crewai': one of native, langgraph, openai-agents, pydantic-ai"
+    assert expected in capsys.readouterr().err
 
 
 def test_importing_trailcheck_and_its_cli_imports_no_framework() -> None:
     code = (
         "import sys, trailcheck, trailcheck.cli, trailcheck.run, trailcheck.demo.support;"
         " print(sorted(m for m in sys.modules"
-        " if m.startswith(('langgraph', 'langchain', 'openinference', 'google.adk'))))"
+        " if m.startswith(('langgraph', 'langchain', 'openinference', 'google.adk',"
+        " 'agents', 'pydantic_ai'))))"
     )
     shown = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

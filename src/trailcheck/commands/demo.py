@@ -1,7 +1,8 @@
 """``trailcheck demo``: the support shop, from v1's traffic to candidate cases, then v1 against
-v2 on the approved suite, written as reports one can open (``--framework langgraph``: the suite
-on the same brains as LangGraph agents); ``trailcheck demo claims``: the
-claims desk's security evaluation; ``trailcheck demo pitwall``: the Pit Wall's seed story."""
+v2 on the approved suite, written as reports one can open (``--framework langgraph``,
+``openai-agents`` or ``pydantic-ai``: the suite on the same brains as that framework's agents);
+``trailcheck demo claims``: the claims desk's security evaluation; ``trailcheck demo pitwall``:
+the Pit Wall's seed story."""
 
 from __future__ import annotations
 
@@ -14,7 +15,13 @@ from trailcheck.commands.demo_pitwall import pitwall_demo_command
 from trailcheck.commands.demo_traffic import render_traffic_loop, run_traffic_loop
 from trailcheck.commands.run import stderr, stdout
 from trailcheck.commands.security import security_eval_command
-from trailcheck.demo.support.showcase import DEMO_K, FRAMEWORKS, Framework, run_demo
+from trailcheck.demo.support.showcase import (
+    DEMO_K,
+    FRAMEWORK_NAMES,
+    FRAMEWORKS,
+    Framework,
+    run_demo,
+)
 from trailcheck.errors import UsageError
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
@@ -39,15 +46,17 @@ def demo_command(
     framework: Annotated[
         str,
         typer.Option(
-            help="native: trailcheck's own tool loop; langgraph: the same brains as a LangGraph"
-            " agent traced by OpenTelemetry (needs the 'langgraph' extra).",
+            help="native: trailcheck's own tool loop; langgraph, openai-agents, pydantic-ai:"
+            " the same brains as that framework's agent, traced by OpenTelemetry (needs the"
+            " extra of the same name).",
         ),
     ] = "native",
 ) -> None:
     """The support shop: v1's traffic into a store, detected, clustered and promoted to
     candidates (a person approves them); then the approved suite on v1 (planted bugs) and v2
-    (fixed), k = 4, with the reports written. ``--framework langgraph``: the suite's runs on the
-    LangGraph agents. ``demo claims``: the security evaluation.
+    (fixed), k = 4, with the reports written. ``--framework langgraph`` (or ``openai-agents``,
+    ``pydantic-ai``): the suite's runs on that framework's agents. ``demo claims``: the security
+    evaluation.
 
     Exit 0 when the demo ran (v1 failing is the point), 2 when it could not.
     """
@@ -67,7 +76,7 @@ def demo_command(
         rows.append((demo.name, result.report, written[-1]))
         if result.report.comparison is not None:
             comparisons.append((demo.name, result.report))
-    agents = "" if chosen == "native" else ", LangGraph agents"
+    agents = "" if chosen == "native" else f", {FRAMEWORK_NAMES[chosen]} agents"
     stdout.print(
         render_overview(
             [(name, report) for name, report, _ in rows],

@@ -31,9 +31,9 @@ from typing import Any
 from trailcheck.capture.jsonable import to_json_value
 from trailcheck.demo.frameworks.adk_model import AdkChatModel
 from trailcheck.demo.frameworks.extras import missing_extra
+from trailcheck.demo.frameworks.tool_results import recoverable_description
 from trailcheck.errors import UsageError
 from trailcheck.guard import ErrorPolicy, as_tool
-from trailcheck.guard.error_policy import describe_error, leaf_errors
 from trailcheck.models import ChatModel
 from trailcheck.run.otel_agent import FrameworkAgent, TelemetryContext
 
@@ -83,10 +83,10 @@ def _error_callback(
     def on_tool_error(
         tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, error: Exception
     ) -> dict[str, Any] | None:
-        leaves = leaf_errors(error)
-        if all(policy.is_recoverable(leaf) for leaf in leaves):
-            return {"error": "; ".join(describe_error(leaf) for leaf in leaves)}
-        return None  # a bug: it propagates and ends the run
+        description = recoverable_description(policy, error)
+        if description is None:
+            return None  # a bug: it propagates and ends the run
+        return {"error": description}
 
     return on_tool_error
 

@@ -31,12 +31,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from opentelemetry.sdk.trace import TracerProvider
 
-from trailcheck.capture.jsonable import to_json_value
 from trailcheck.demo.frameworks.extras import missing_extra
 from trailcheck.demo.frameworks.langchain_chat import LangChainChatModel
+from trailcheck.demo.frameworks.tool_results import result_text
 from trailcheck.guard import ErrorPolicy
 from trailcheck.guard.error_policy import leaf_errors
 from trailcheck.models import ChatModel
@@ -82,13 +81,6 @@ def instrument_langchain(provider: TracerProvider) -> None:
         _INSTALLED.provider = provider
 
 
-def _rendered(result: Any) -> str:
-    """A tool's result as the native loop sends it to the model."""
-    if isinstance(result, str):
-        return result
-    return orjson.dumps(to_json_value(result).value).decode()
-
-
 def langchain_tools(tools: Sequence[Callable[..., Any]]) -> list[BaseTool]:
     """The environment's tools as ``StructuredTool``\\ s: same name, signature and docstring."""
     converted: list[BaseTool] = []
@@ -97,14 +89,14 @@ def langchain_tools(tools: Sequence[Callable[..., Any]]) -> list[BaseTool]:
 
             @functools.wraps(tool)
             async def call_async(*args: Any, _tool: Any = tool, **kwargs: Any) -> str:
-                return _rendered(await _tool(*args, **kwargs))
+                return result_text(await _tool(*args, **kwargs))
 
             converted.append(StructuredTool.from_function(coroutine=_without(call_async)))
         else:
 
             @functools.wraps(tool)
             def call(*args: Any, _tool: Any = tool, **kwargs: Any) -> str:
-                return _rendered(_tool(*args, **kwargs))
+                return result_text(_tool(*args, **kwargs))
 
             converted.append(StructuredTool.from_function(func=_without(call)))
     return converted

@@ -4,13 +4,15 @@ v1 with prompt-only tools is the red run: its planted bugs fail the cases that g
 with prompt-only tools, and v2 with enforced tools, are the green runs; both are compared with
 v1 on the same cases, so the report shows what the fix changed and how sure one can be of it.
 
-With ``framework="langgraph"`` the same three runs use the LangGraph agents of
-:mod:`.langgraph_agent` (the same brains under LangGraph, traced by OpenInference; the
-``langgraph`` extra), run as otel agents.
+With ``framework="langgraph"``, ``"openai-agents"`` or ``"pydantic-ai"`` the same three runs
+use that framework's agents (:mod:`.langgraph_agent`, :mod:`.openai_agents_agent`,
+:mod:`.pydantic_ai_agent`: the same brains under the framework, traced by its OpenTelemetry
+instrumentation; each needs the extra of its name), run as otel agents.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -23,8 +25,18 @@ from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run
 
 DEMO_K = 4
-Framework = Literal["native", "langgraph"]
-FRAMEWORKS: tuple[Framework, ...] = ("native", "langgraph")
+Framework = Literal["native", "langgraph", "openai-agents", "pydantic-ai"]
+FRAMEWORKS: tuple[Framework, ...] = ("native", "langgraph", "openai-agents", "pydantic-ai")
+FRAMEWORK_NAMES: dict[Framework, str] = {
+    "langgraph": "LangGraph",
+    "openai-agents": "OpenAI Agents SDK",
+    "pydantic-ai": "Pydantic AI",
+}
+_AGENT_MODULES: dict[Framework, str] = {
+    "langgraph": "trailcheck.demo.support.langgraph_agent",
+    "openai-agents": "trailcheck.demo.support.openai_agents_agent",
+    "pydantic-ai": "trailcheck.demo.support.pydantic_ai_agent",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,29 +64,31 @@ DEMO_RUNS = (
 
 
 def demo_runs(framework: Framework = "native") -> tuple[DemoRun, ...]:
-    """The three runs of ``framework``: the native agents, or the LangGraph ones (imported
-    here, so only this needs the ``langgraph`` extra)."""
+    """The three runs of ``framework``: the native agents, or a framework's (its module is
+    imported here, so only this needs the framework's extra)."""
     if framework == "native":
         return DEMO_RUNS
-    from trailcheck.demo.support import langgraph_agent
-
-    module = langgraph_agent.__name__
-    v1, v2 = OtelAgent(langgraph_agent.v1_agent), OtelAgent(langgraph_agent.v2_agent)
+    module = _AGENT_MODULES[framework]
+    agents = importlib.import_module(module)
+    v1, v2 = OtelAgent(agents.v1_agent), OtelAgent(agents.v2_agent)
     return (
         DemoRun(
-            "langgraph-v1-prompt-only",
+            f"{framework}-v1-prompt-only",
             v1,
             prompt_only_shop,
             _refs("v1_agent", "prompt_only_shop", module),
         ),
         DemoRun(
-            "langgraph-v2-prompt-only",
+            f"{framework}-v2-prompt-only",
             v2,
             prompt_only_shop,
             _refs("v2_agent", "prompt_only_shop", module),
         ),
         DemoRun(
-            "langgraph-v2-enforced", v2, enforced_shop, _refs("v2_agent", "enforced_shop", module)
+            f"{framework}-v2-enforced",
+            v2,
+            enforced_shop,
+            _refs("v2_agent", "enforced_shop", module),
         ),
     )
 
