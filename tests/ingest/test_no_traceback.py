@@ -1,0 +1,262 @@
+"""No traceback reaches a user of ``trailcheck import`` or ``trailcheck ingest``, whatever the
+input: a property test over every format, with valid inputs and inputs damaged one mutation at
+a time (:mod:`tests.ingest.fuzz_mutations`), checking the properties of
+:mod:`tests.ingest.import_properties` (the rule of what acceptance is right).
+
+A failure that is a known bug (:data:`KNOWN_BUGS`) is counted as an event instead of failing,
+and pinned by a strict xfail test below on its smallest input, so fixing the bug turns that
+test into a failure that says to remove the entry. CI runs a bounded number of examples; the
+long run is::
+
+    TRAILCHECK_FUZZ_EXAMPLES=5000 pytest tests/ingest/test_no_traceback.py \\
+        tests/serve/test_no_traceback.py --hypothesis-show-statistics
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from tests.ingest.fuzz_inputs import valid_inputs
+from tests.ingest.fuzz_mutations import MutatedInput, Mutation, fuzz_settings, mutated_inputs
+from tests.ingest.import_properties import PropertyError, Run, check_import, run_command
+from trailcheck.ingest.formats import FORMAT_NAMES
+
+CI_EXAMPLES = 25
+CI_VALID_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class KnownBug:
+    """A broken property the code shows today, tracked by an xfail test until fixed."""
+
+    reason: str
+    matches: Callable[[str, Mutation | None, PropertyError], bool]
+
+
+KNOWN_BUGS = {
+    "nan-in-trailcheck-jsonl": KnownBug(
+        "trailcheck JSONL takes NaN and Infinity (Trace.model_validate_json allows them) and"
+        " writes them as null: a line that is not JSON is imported, repaired",
+        lambda fmt, mutation, error: (
+            fmt == "trailcheck"
+            and mutation is not None
+            and mutation.kind == "nan"
+            and error.rule == "accepted ill-formed input"
+        ),
+    ),
+    "duplicate-json-key": KnownBug(
+        "a JSON object with a key twice is imported keeping the last value (orjson and"
+        " pydantic allow it): the other value is dropped silently, as OTLP attribute lists"
+        " already refuse to do",
+        lambda fmt, mutation, error: (
+            (
+                error.rule == "accepted ill-formed input"
+                and error.detail.startswith("ValueError: duplicate key")
+            )
+            or (
+                error.rule == "lenient embedded JSON"
+                and mutation is not None
+                and mutation.inner == "duplicate_key"
+            )
+        ),
+    ),
+    "empty-file-under-format": KnownBug(
+        "an empty file named with --format imports as 0 traces with exit 0; detection refuses"
+        " it ('the file is empty', exit 2), and a 0-byte export is most often one that failed",
+        lambda fmt, mutation, error: (
+            error.rule == "accepted ill-formed input" and error.detail == "the file is empty"
+        ),
+    ),
+    "store-refusal-unplaced": KnownBug(
+        "ingest's 'refused: trace ...: the content cannot be stored as JSON: Integer exceeds"
+        " 64-bit range' (an integer beyond 64 bits inside an attribute or metadata) names no"
+        " file, line or field",
+        lambda fmt, mutation, error: (
+            error.rule in ("unplaced rejection", "refusal names no field")
+            and "cannot be stored as JSON" in error.detail
+        ),
+    ),
+    "deep-json-traceback": KnownBug(
+        "JSON nested 256 to 1024 deep (orjson reads up to 1024) is read, then a traceback:"
+        " an OpenAI record without an id (TypeError: Recursion limit reached, from orjson.dumps"
+        " in _generated_trace_id), tool-call arguments (PydanticSerializationError: Maximum"
+        " serialization depth exceeded, writing the output)",
+        lambda fmt, mutation, error: (
+            error.rule == "exception escaped"
+            and (
+                "Recursion limit reached" in error.detail
+                or "Maximum serialization depth exceeded" in error.detail
+            )
+        ),
+    ),
+    "logs-pb-read-as-traces": KnownBug(
+        "a protobuf logs export whose first ResourceLogs holds an empty ScopeLogs (or none) is"
+        " read as a trace export (holds_log_records looks only at the first entry's first"
+        " record), rejected ('the span has no start time'), and withholds every trace of the"
+        " import; the endpoint, told by its path, takes it",
+        lambda fmt, mutation, error: False,  # seen by the endpoint's test, which imports too
+    ),
+    "big-integer-becomes-float": KnownBug(
+        "an integer beyond 64 bits (2^64, -2^63-1, 2^100) in a free-form value (span JSONL"
+        " attributes, OpenAI and tau-bench record fields, tool-call arguments) becomes the"
+        " nearest float: orjson.loads reads it so, and 18446744073709551617 is imported as"
+        " 1.8446744073709552e+19",
+        lambda fmt, mutation, error: fmt != "trailcheck" and error.rule == "huge integer changed",
+    ),
+}
+
+
+def known_bug(fmt: str, mutation: Mutation | None, error: PropertyError) -> str | None:
+    for name, bug in KNOWN_BUGS.items():
+        if bug.matches(fmt, mutation, error):
+            return name
+    return None
+
+
+def _checked(fmt: str, case: MutatedInput, *, detect: bool = False) -> None:
+    """Check one input; a known bug is counted (an event), not failed."""
+    with tempfile.TemporaryDirectory() as directory:
+        try:
+            imported, stored = check_import(case, fmt, Path(directory), detect=detect)
+        except PropertyError as error:
+            bug = known_bug(fmt, case.mutation, error)
+            if bug is None:
+                raise
+            event(f"known bug: {bug}")
+            return
+    kind = "valid" if case.mutation is None else case.mutation.kind
+    event(f"{fmt} {kind}: import exit {imported.code}, ingest exit {stored.code}")
+
+
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
+@fuzz_settings(CI_VALID_EXAMPLES)
+@given(data=st.data())
+def test_a_valid_input_is_detected_imported_whole_and_read_back_equal(
+    fmt: str, data: st.DataObject
+) -> None:
+    _checked(fmt, data.draw(mutated_inputs(valid_inputs(fmt), damage=False)), detect=True)
+
+
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
+@fuzz_settings(CI_EXAMPLES)
+@given(data=st.data())
+def test_a_damaged_input_is_rejected_by_name_or_imported_faithfully(
+    fmt: str, data: st.DataObject
+) -> None:
+    _checked(fmt, data.draw(mutated_inputs(valid_inputs(fmt))))
+
+
+# --- the known bugs, each on its smallest input -------------------------------------------
+
+
+def _import(tmp_path: Path, name: str, data: bytes, *argv: str) -> Run:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return run_command(["import", str(path), "-o", str(tmp_path / "out.jsonl"), *argv])
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["nan-in-trailcheck-jsonl"].reason)
+def test_nan_in_trailcheck_jsonl_is_rejected_naming_the_line(tmp_path: Path) -> None:
+    data = b'{"trace_id":"ok"}\n{"trace_id":"t","metadata":{"x":NaN}}\n'
+    run = _import(tmp_path, "traces.jsonl", data, "--format", "trailcheck")
+    assert run.code == 1
+    assert any("traces.jsonl:2:" in line for line in run.rejected_lines), run.err
+
+
+def _openai_call(arguments: str) -> bytes:
+    """An OpenAI record whose one tool call has ``arguments`` (JSON text)."""
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    messages = [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]
+    return orjson.dumps({"id": "c", "messages": messages}) + b"\n"
+
+
+DUPLICATE_KEYS = {
+    "trailcheck": b'{"trace_id":"t","metadata":{"x":1,"x":2}}\n',
+    "openai": b'{"id":"c","messages":[{"role":"user","content":"a","content":"b"}]}\n',
+    "openai-arguments": _openai_call('{"a":1,"a":2}'),
+    "spans": (
+        b'{"trace_id":"t","span_id":"s","name":"a","name":"b","start_ns":1,"end_ns":2,'
+        b'"attributes":{}}\n'
+    ),
+}
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["duplicate-json-key"].reason)
+@pytest.mark.parametrize("fmt", sorted(DUPLICATE_KEYS))
+def test_a_duplicate_json_key_is_rejected(tmp_path: Path, fmt: str) -> None:
+    run = _import(tmp_path, "input.jsonl", DUPLICATE_KEYS[fmt], "--format", fmt.split("-")[0])
+    assert run.code == 1
+    assert any("input.jsonl:1:" in line for line in run.rejected_lines), run.err
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["empty-file-under-format"].reason)
+@pytest.mark.parametrize("fmt", FORMAT_NAMES)
+def test_an_empty_file_is_refused_whatever_the_format(tmp_path: Path, fmt: str) -> None:
+    run = _import(tmp_path, "empty", b"", "--format", fmt)
+    assert run.code == 2
+    assert "the file is empty" in run.err
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["store-refusal-unplaced"].reason)
+def test_an_integer_the_store_cannot_hold_is_refused_naming_file_line_and_field(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "traces.jsonl"
+    path.write_bytes(b'{"trace_id":"t","metadata":{"n":18446744073709551616}}\n')
+    run = run_command(["ingest", str(path), "--db", f"sqlite:///{tmp_path / 'store.db'}"])
+    assert run.code == 1
+    [line] = run.rejected_lines
+    assert f"{path}:1:" in line, line
+    assert "field 'metadata" in line, line
+
+
+DEEP = {
+    "openai-record": b"[" * 300 + b"]" * 300 + b"\n",
+    "openai-arguments": _openai_call('{"a":' + "[" * 300 + "]" * 300 + "}"),
+}
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["deep-json-traceback"].reason)
+@pytest.mark.parametrize("case", sorted(DEEP))
+def test_json_nested_300_deep_gets_an_answer_not_a_traceback(tmp_path: Path, case: str) -> None:
+    run = _import(tmp_path, "input.jsonl", DEEP[case], "--format", "openai")
+    assert run.crash is None, run.crash
+    assert run.code in (0, 1)
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["big-integer-becomes-float"].reason)
+def test_an_integer_beyond_64_bits_is_kept_exactly_or_rejected(tmp_path: Path) -> None:
+    record = b'{"id":"c","n":18446744073709551617,"messages":[{"role":"user","content":"a"}]}\n'
+    run = _import(tmp_path, "input.jsonl", record, "--format", "openai")
+    if run.code == 1:
+        assert any("input.jsonl:1: field 'n'" in line for line in run.rejected_lines), run.err
+    else:
+        assert run.code == 0
+        assert b"18446744073709551617" in (tmp_path / "out.jsonl").read_bytes()
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["logs-pb-read-as-traces"].reason)
+def test_a_protobuf_logs_export_whose_first_scope_is_empty_is_read_as_logs(
+    tmp_path: Path,
+) -> None:
+    request = ExportLogsServiceRequest()
+    request.resource_logs.add().scope_logs.add()
+    scope = request.resource_logs.add().scope_logs.add()
+    scope.log_records.add(time_unix_nano=1, body=AnyValue(string_value="request handled"))
+    run = _import(tmp_path, "logs.pb", request.SerializeToString(), "--format", "otlp-proto")
+    assert run.code == 0, run.err
+    assert "1 log record(s) that are not GenAI events were ignored" in run.err
