@@ -195,7 +195,8 @@ def check_import(
     if imported.code != 0 and about_a_value(mutation):
         assert mutation is not None
         lines = imported.rejected_lines
-        require(names_field(lines, mutation), "rejection names no field", "", where)
+        detail = "\n".join(lines)
+        require(names_field(lines, mutation), "rejection names no field", detail, where)
     if mutation is None:
         require(imported.code == 0, "valid input rejected", "", where)
     if imported.code == 0:

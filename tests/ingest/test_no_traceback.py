@@ -260,3 +260,19 @@ def test_a_protobuf_logs_export_whose_first_scope_is_empty_is_read_as_logs(
     run = _import(tmp_path, "logs.pb", request.SerializeToString(), "--format", "otlp-proto")
     assert run.code == 0, run.err
     assert "1 log record(s) that are not GenAI events were ignored" in run.err
+
+
+def test_an_otlp_span_ending_before_it_starts_is_rejected_naming_the_field(
+    tmp_path: Path,
+) -> None:
+    span = {
+        "traceId": "0af7651916cd43dd8448eb211c80319c",
+        "spanId": "b7ad6b7169203331",
+        "name": "invoke_agent a",
+        "startTimeUnixNano": "2000",
+        "endTimeUnixNano": "1000",
+    }
+    export = {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+    run = _import(tmp_path, "traces.json", orjson.dumps(export), "--format", "otlp-json")
+    assert run.code == 1
+    assert any("TimeUnixNano'" in line for line in run.rejected_lines), run.err

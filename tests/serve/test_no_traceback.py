@@ -105,9 +105,10 @@ def imported_traces(files: dict[str, bytes]) -> tuple[dict[str, Trace], ImportSu
 
 def _logs_read_as_traces(summary: ImportSummary) -> bool:
     """The importer's known bug ``logs-pb-read-as-traces`` (tests/ingest/test_no_traceback.py):
-    it read the logs body as spans."""
+    it read the logs body as spans, or failed to parse it as a trace export."""
     return any(
-        r.source.endswith("logs.pb") and "resourceSpans" in str(r) for r in summary.rejections
+        r.source.endswith("logs.pb") and ("resourceSpans" in str(r) or "TraceService" in str(r))
+        for r in summary.rejections
     )
 
 

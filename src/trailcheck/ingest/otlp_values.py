@@ -175,11 +175,17 @@ def storable_time(time_ns: int, path: str) -> int:
 def span_times(start_ns: int, end_ns: int, path: str) -> tuple[int, int | None]:
     """Start and end as a RawSpan holds them. 0 is protobuf's "not set" (and what an omitted JSON
     field means): a span without a start cannot be placed in time, one without an end is open.
-    Either beyond what the store holds is refused (:func:`storable_time`)."""
+    Either beyond what the store holds is refused (:func:`storable_time`), and so is an end
+    before the start, naming the file's field rather than the model's."""
     if start_ns == 0:
         raise field_error(f"{path}.startTimeUnixNano", "the span has no start time")
     storable_time(start_ns, f"{path}.startTimeUnixNano")
-    return start_ns, storable_time(end_ns, f"{path}.endTimeUnixNano") or None
+    end = storable_time(end_ns, f"{path}.endTimeUnixNano") or None
+    if end is not None and end < start_ns:
+        raise field_error(
+            f"{path}.endTimeUnixNano", f"the span ends ({end}) before it starts ({start_ns})"
+        )
+    return start_ns, end
 
 
 def status_code(code: object, path: str) -> StatusCode:
