@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
 from trailcheck.errors import RecordError
+from trailcheck.ingest import otlp_json_fields as fields
 from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans, shown_spans
 from trailcheck.ingest.cut_json import ANY_INDEX, ShownString, readable_prefix, shown_strings
 from trailcheck.ingest.json_records import JsonRecord, read_json_records
@@ -50,15 +51,10 @@ from trailcheck.ingest.otel_attributes import event_attributes
 from trailcheck.ingest.otlp_ids import IdEncoding, hint_once, json_id
 from trailcheck.ingest.otlp_logs import decode_otlp_logs_json
 from trailcheck.ingest.otlp_values import (
-    JSON_SYNTAX,
     SPAN_ID_BYTES,
     TRACE_ID_BYTES,
-    UINT32_MAX,
-    UINT64_MAX,
     SpanOrigin,
-    decode_key_values,
     field_error,
-    json_integer,
     json_list,
     json_object,
     lower_camel,
@@ -239,11 +235,11 @@ def _decode_resource_spans(
                 f"{path}.instrumentationLibrarySpans",
                 "is the pre-1.0 OTLP name of scopeSpans; export with a current collector or SDK",
             )
-        resource = _optional_object(entry, "resource", path)
+        resource = fields.optional_object(entry, "resource", path)
         origin = SpanOrigin(
-            resource=_attributes(resource, f"{path}.resource"),
-            resource_dropped_attributes_count=_count(resource, f"{path}.resource"),
-            resource_schema_url=_optional_str(entry, "schemaUrl", path) or None,
+            resource=fields.attributes(resource, f"{path}.resource"),
+            resource_dropped_attributes_count=fields.count(resource, f"{path}.resource"),
+            resource_schema_url=fields.optional_str(entry, "schemaUrl", path) or None,
         )
         scope_spans = json_list(entry.get("scopeSpans"), f"{path}.scopeSpans")
     except RecordError as error:
@@ -265,15 +261,15 @@ def _decode_scope_spans(
 ) -> Iterator[RawSpan | Rejection]:
     try:
         entry = json_object(value, path)
-        scope = _optional_object(entry, "scope", path)
+        scope = fields.optional_object(entry, "scope", path)
         scope_path = f"{path}.scope"
         origin = dataclasses.replace(
             resource,
-            scope_name=_optional_str(scope, "name", scope_path) or None,
-            scope_version=_optional_str(scope, "version", scope_path) or None,
-            scope_attributes=_attributes(scope, scope_path),
-            scope_dropped_attributes_count=_count(scope, scope_path),
-            scope_schema_url=_optional_str(entry, "schemaUrl", path) or None,
+            scope_name=fields.optional_str(scope, "name", scope_path) or None,
+            scope_version=fields.optional_str(scope, "version", scope_path) or None,
+            scope_attributes=fields.attributes(scope, scope_path),
+            scope_dropped_attributes_count=fields.count(scope, scope_path),
+            scope_schema_url=fields.optional_str(entry, "schemaUrl", path) or None,
         )
         spans = json_list(entry.get("spans"), f"{path}.spans")
     except RecordError as error:
@@ -299,13 +295,15 @@ def _decode_span(
     value: object, path: str, source: str, line: int | None, ids: IdEncoding
 ) -> RawSpan:
     span = json_object(value, path)
-    trace_id = _id(span, "traceId", TRACE_ID_BYTES, path, ids)
-    span_id = _id(span, "spanId", SPAN_ID_BYTES, path, ids)
-    parent = _optional_str(span, "parentSpanId", path)
+    trace_id = fields.id_field(span, "traceId", TRACE_ID_BYTES, path, ids)
+    span_id = fields.id_field(span, "spanId", SPAN_ID_BYTES, path, ids)
+    parent = fields.optional_str(span, "parentSpanId", path)
     start_ns, end_ns = span_times(
-        _timestamp(span, "startTimeUnixNano", path), _timestamp(span, "endTimeUnixNano", path), path
+        fields.timestamp(span, "startTimeUnixNano", path),
+        fields.timestamp(span, "endTimeUnixNano", path),
+        path,
     )
-    status = _optional_object(span, "status", path)
+    status = fields.optional_object(span, "status", path)
     code = status.get("code")  # null or omitted: the protobuf default, unset
     kind = span.get("kind")
     events = json_list(span.get("events"), f"{path}.events")
@@ -315,21 +313,21 @@ def _decode_span(
         span_id=span_id,
         # An empty parentSpanId is how OTLP writes "no parent".
         parent_id=json_id(parent, SPAN_ID_BYTES, f"{path}.parentSpanId", ids) if parent else None,
-        name=_optional_str(span, "name", path),
+        name=fields.optional_str(span, "name", path),
         start_ns=start_ns,
         end_ns=end_ns,
         status_code=status_code(0 if code is None else code, f"{path}.status.code"),
-        status_message=_optional_str(status, "message", f"{path}.status") or None,
-        attributes=_attributes(span, path),
+        status_message=fields.optional_str(status, "message", f"{path}.status") or None,
+        attributes=fields.attributes(span, path),
         events=[_decode_event(event, f"{path}.events[{i}]") for i, event in enumerate(events)],
         line=line,
         otel_kind=otel_span_kind(0 if kind is None else kind, f"{path}.kind"),
-        trace_state=_optional_str(span, "traceState", path) or None,
-        flags=_uint32(span, "flags", path),
+        trace_state=fields.optional_str(span, "traceState", path) or None,
+        flags=fields.uint32(span, "flags", path),
         links=[_decode_link(link, f"{path}.links[{i}]", ids) for i, link in enumerate(links)],
-        dropped_attributes_count=_count(span, path),
-        dropped_events_count=_uint32(span, "droppedEventsCount", path),
-        dropped_links_count=_uint32(span, "droppedLinksCount", path),
+        dropped_attributes_count=fields.count(span, path),
+        dropped_events_count=fields.uint32(span, "droppedEventsCount", path),
+        dropped_links_count=fields.uint32(span, "droppedLinksCount", path),
         source=source,
     )
 
@@ -337,74 +335,26 @@ def _decode_span(
 def _decode_link(value: object, path: str, ids: IdEncoding) -> SpanLink:
     link = json_object(value, path)
     return SpanLink(
-        trace_id=_id(link, "traceId", TRACE_ID_BYTES, path, ids),
-        span_id=_id(link, "spanId", SPAN_ID_BYTES, path, ids),
-        trace_state=_optional_str(link, "traceState", path) or None,
-        attributes=_attributes(link, path),
-        flags=_uint32(link, "flags", path),
-        dropped_attributes_count=_count(link, path),
+        trace_id=fields.id_field(link, "traceId", TRACE_ID_BYTES, path, ids),
+        span_id=fields.id_field(link, "spanId", SPAN_ID_BYTES, path, ids),
+        trace_state=fields.optional_str(link, "traceState", path) or None,
+        attributes=fields.attributes(link, path),
+        flags=fields.uint32(link, "flags", path),
+        dropped_attributes_count=fields.count(link, path),
     )
 
 
 def _decode_event(value: object, path: str) -> SpanEvent:
     event = json_object(value, path)
     return SpanEvent(
-        name=_optional_str(event, "name", path),
-        time_ns=storable_time(_timestamp(event, "timeUnixNano", path), f"{path}.timeUnixNano"),
+        name=fields.optional_str(event, "name", path),
+        time_ns=storable_time(
+            fields.timestamp(event, "timeUnixNano", path), f"{path}.timeUnixNano"
+        ),
         attributes=event_attributes(
-            _attributes(event, path), _count(event, path), f"{path}.attributes"
+            fields.attributes(event, path), fields.count(event, path), f"{path}.attributes"
         ),
     )
-
-
-def _attributes(owner: dict[str, Any], path: str) -> dict[str, Any]:
-    items = json_list(owner.get("attributes"), f"{path}.attributes")
-    return decode_key_values(JSON_SYNTAX, items, f"{path}.attributes")
-
-
-def _timestamp(owner: dict[str, Any], key: str, path: str) -> int:
-    value = owner.get(key)
-    if value is None:
-        return 0
-    return json_integer(value, f"{path}.{key}", name=key, minimum=0, maximum=UINT64_MAX)
-
-
-def _uint32(owner: dict[str, Any], key: str, path: str) -> int:
-    value = owner.get(key)
-    if value is None:
-        return 0
-    return json_integer(value, f"{path}.{key}", name=key, minimum=0, maximum=UINT32_MAX)
-
-
-def _count(owner: dict[str, Any], path: str) -> int:
-    """The ``droppedAttributesCount`` of a span, event, link, scope or resource."""
-    return _uint32(owner, "droppedAttributesCount", path)
-
-
-def _id(owner: dict[str, Any], key: str, size: int, path: str, ids: IdEncoding) -> str:
-    """The required id at ``key`` of a span or link, as lowercase hex."""
-    return json_id(_required_str(owner, key, path), size, f"{path}.{key}", ids)
-
-
-def _required_str(owner: dict[str, Any], key: str, path: str) -> str:
-    if owner.get(key) is None:
-        raise field_error(f"{path}.{key}", "is missing")
-    return _optional_str(owner, key, path)
-
-
-def _optional_str(owner: dict[str, Any], key: str, path: str) -> str:
-    """The string at ``key``; omitted or null is the protobuf default, the empty string."""
-    value = owner.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise field_error(f"{path}.{key}", f"must be a string, got {type(value).__name__}")
-    return value
-
-
-def _optional_object(owner: dict[str, Any], key: str, path: str) -> dict[str, Any]:
-    value = owner.get(key)
-    return {} if value is None else json_object(value, f"{path}.{key}")
 
 
 def _peek_id(span: object, key: str, size: int, ids: IdEncoding) -> str | None:
