@@ -125,10 +125,19 @@ def test_rejected_records_stop_the_statistics(
 
 
 def test_no_traces_is_an_input_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "nothing.json"
+    path.write_bytes(b'{"resourceSpans": []}\n')
+    assert run_cli(["stats", str(path), *KEYS, "--format", "otlp-json"]) == 2
+    assert "no traces read" in capsys.readouterr().err
+
+
+def test_an_empty_file_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"\n")
     assert run_cli(["stats", str(path), *KEYS, "--format", "trailcheck"]) == 2
-    assert "no traces read" in capsys.readouterr().err
+    assert f"{path}: the file is empty" in capsys.readouterr().err
 
 
 @pytest.mark.external

@@ -164,7 +164,9 @@ def names_field(lines: list[str], mutation: Mutation) -> bool:
     removed, says what the record lacks (``no resourceSpans``)."""
     key = mutation.where.rsplit(".", 1)[-1].split("[", 1)[0]
     lacks = mutation.kind == "missing" and any(re.search(r"\bno \w|none of", x) for x in lines)
-    return lacks or any("field '" in line or (key and key in line) for line in lines)
+    # A field whose name holds a quote is shown in double quotes (Python's repr).
+    named = ("field '", 'field "')
+    return lacks or any(any(n in line for n in named) or (key and key in line) for line in lines)
 
 
 def about_a_value(mutation: Mutation | None) -> bool:

@@ -43,77 +43,9 @@ class KnownBug:
     matches: Callable[[str, Mutation | None, PropertyError], bool]
 
 
-KNOWN_BUGS = {
-    "nan-in-trailcheck-jsonl": KnownBug(
-        "trailcheck JSONL takes NaN and Infinity (Trace.model_validate_json allows them) and"
-        " writes them as null: a line that is not JSON is imported, repaired",
-        lambda fmt, mutation, error: (
-            fmt == "trailcheck"
-            and mutation is not None
-            and mutation.kind == "nan"
-            and error.rule == "accepted ill-formed input"
-        ),
-    ),
-    "duplicate-json-key": KnownBug(
-        "a JSON object with a key twice is imported keeping the last value (orjson and"
-        " pydantic allow it): the other value is dropped silently, as OTLP attribute lists"
-        " already refuse to do",
-        lambda fmt, mutation, error: (
-            (
-                error.rule == "accepted ill-formed input"
-                and error.detail.startswith("ValueError: duplicate key")
-            )
-            or (
-                error.rule == "lenient embedded JSON"
-                and mutation is not None
-                and mutation.inner == "duplicate_key"
-            )
-        ),
-    ),
-    "empty-file-under-format": KnownBug(
-        "an empty file named with --format imports as 0 traces with exit 0; detection refuses"
-        " it ('the file is empty', exit 2), and a 0-byte export is most often one that failed",
-        lambda fmt, mutation, error: (
-            error.rule == "accepted ill-formed input" and error.detail == "the file is empty"
-        ),
-    ),
-    "store-refusal-unplaced": KnownBug(
-        "ingest's 'refused: trace ...: the content cannot be stored as JSON: Integer exceeds"
-        " 64-bit range' (an integer beyond 64 bits inside an attribute or metadata) names no"
-        " file, line or field",
-        lambda fmt, mutation, error: (
-            error.rule in ("unplaced rejection", "refusal names no field")
-            and "cannot be stored as JSON" in error.detail
-        ),
-    ),
-    "deep-json-traceback": KnownBug(
-        "JSON nested 256 to 1024 deep (orjson reads up to 1024) is read, then a traceback:"
-        " an OpenAI record without an id (TypeError: Recursion limit reached, from orjson.dumps"
-        " in _generated_trace_id), tool-call arguments (PydanticSerializationError: Maximum"
-        " serialization depth exceeded, writing the output)",
-        lambda fmt, mutation, error: (
-            error.rule == "exception escaped"
-            and (
-                "Recursion limit reached" in error.detail
-                or "Maximum serialization depth exceeded" in error.detail
-            )
-        ),
-    ),
-    "logs-pb-read-as-traces": KnownBug(
-        "a protobuf logs export whose first ResourceLogs holds an empty ScopeLogs (or none) is"
-        " read as a trace export (holds_log_records looks only at the first entry's first"
-        " record), rejected ('the span has no start time'), and withholds every trace of the"
-        " import; the endpoint, told by its path, takes it",
-        lambda fmt, mutation, error: False,  # seen by the endpoint's test, which imports too
-    ),
-    "big-integer-becomes-float": KnownBug(
-        "an integer beyond 64 bits (2^64, -2^63-1, 2^100) in a free-form value (span JSONL"
-        " attributes, OpenAI and tau-bench record fields, tool-call arguments) becomes the"
-        " nearest float: orjson.loads reads it so, and 18446744073709551617 is imported as"
-        " 1.8446744073709552e+19",
-        lambda fmt, mutation, error: fmt != "trailcheck" and error.rule == "huge integer changed",
-    ),
-}
+# Every bug the fuzz found is fixed, and pinned by a test below on its smallest input. A new one
+# goes here, with a strict xfail test on its smallest input, until it is fixed.
+KNOWN_BUGS: dict[str, KnownBug] = {}
 
 
 def known_bug(fmt: str, mutation: Mutation | None, error: PropertyError) -> str | None:
@@ -156,7 +88,7 @@ def test_a_damaged_input_is_rejected_by_name_or_imported_faithfully(
     _checked(fmt, data.draw(mutated_inputs(valid_inputs(fmt))))
 
 
-# --- the known bugs, each on its smallest input -------------------------------------------
+# --- the bugs the fuzz found, each on its smallest input ----------------------------------
 
 
 def _import(tmp_path: Path, name: str, data: bytes, *argv: str) -> Run:
@@ -165,7 +97,6 @@ def _import(tmp_path: Path, name: str, data: bytes, *argv: str) -> Run:
     return run_command(["import", str(path), "-o", str(tmp_path / "out.jsonl"), *argv])
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["nan-in-trailcheck-jsonl"].reason)
 def test_nan_in_trailcheck_jsonl_is_rejected_naming_the_line(tmp_path: Path) -> None:
     data = b'{"trace_id":"ok"}\n{"trace_id":"t","metadata":{"x":NaN}}\n'
     run = _import(tmp_path, "traces.jsonl", data, "--format", "trailcheck")
@@ -195,7 +126,6 @@ DUPLICATE_KEYS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["duplicate-json-key"].reason)
 @pytest.mark.parametrize("fmt", sorted(DUPLICATE_KEYS))
 def test_a_duplicate_json_key_is_rejected(tmp_path: Path, fmt: str) -> None:
     run = _import(tmp_path, "input.jsonl", DUPLICATE_KEYS[fmt], "--format", fmt.split("-")[0])
@@ -203,7 +133,6 @@ def test_a_duplicate_json_key_is_rejected(tmp_path: Path, fmt: str) -> None:
     assert any("input.jsonl:1:" in line for line in run.rejected_lines), run.err
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["empty-file-under-format"].reason)
 @pytest.mark.parametrize("fmt", FORMAT_NAMES)
 def test_an_empty_file_is_refused_whatever_the_format(tmp_path: Path, fmt: str) -> None:
     run = _import(tmp_path, "empty", b"", "--format", fmt)
@@ -211,7 +140,6 @@ def test_an_empty_file_is_refused_whatever_the_format(tmp_path: Path, fmt: str) 
     assert "the file is empty" in run.err
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["store-refusal-unplaced"].reason)
 def test_an_integer_the_store_cannot_hold_is_refused_naming_file_line_and_field(
     tmp_path: Path,
 ) -> None:
@@ -230,7 +158,6 @@ DEEP = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["deep-json-traceback"].reason)
 @pytest.mark.parametrize("case", sorted(DEEP))
 def test_json_nested_300_deep_gets_an_answer_not_a_traceback(tmp_path: Path, case: str) -> None:
     run = _import(tmp_path, "input.jsonl", DEEP[case], "--format", "openai")
@@ -238,18 +165,25 @@ def test_json_nested_300_deep_gets_an_answer_not_a_traceback(tmp_path: Path, cas
     assert run.code in (0, 1)
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["big-integer-becomes-float"].reason)
-def test_an_integer_beyond_64_bits_is_kept_exactly_or_rejected(tmp_path: Path) -> None:
+def test_an_integer_beyond_64_bits_is_rejected_naming_the_field(tmp_path: Path) -> None:
     record = b'{"id":"c","n":18446744073709551617,"messages":[{"role":"user","content":"a"}]}\n'
     run = _import(tmp_path, "input.jsonl", record, "--format", "openai")
-    if run.code == 1:
-        assert any("input.jsonl:1: field 'n'" in line for line in run.rejected_lines), run.err
-    else:
-        assert run.code == 0
-        assert b"18446744073709551617" in (tmp_path / "out.jsonl").read_bytes()
+    assert run.code == 1
+    assert any("input.jsonl:1: field 'n'" in line for line in run.rejected_lines), run.err
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["logs-pb-read-as-traces"].reason)
+def test_the_largest_64_bit_integers_are_kept_exactly(tmp_path: Path) -> None:
+    record = (
+        b'{"id":"c","n":18446744073709551615,"m":-9223372036854775808,'
+        b'"messages":[{"role":"user","content":"a"}]}\n'
+    )
+    run = _import(tmp_path, "input.jsonl", record, "--format", "openai")
+    assert run.code == 0, run.err
+    written = (tmp_path / "out.jsonl").read_bytes()
+    assert b"18446744073709551615" in written
+    assert b"-9223372036854775808" in written
+
+
 def test_a_protobuf_logs_export_whose_first_scope_is_empty_is_read_as_logs(
     tmp_path: Path,
 ) -> None:
@@ -276,3 +210,16 @@ def test_an_otlp_span_ending_before_it_starts_is_rejected_naming_the_field(
     run = _import(tmp_path, "traces.json", orjson.dumps(export), "--format", "otlp-json")
     assert run.code == 1
     assert any("TimeUnixNano'" in line for line in run.rejected_lines), run.err
+
+
+def test_a_record_breaking_a_json_rule_in_an_array_rejects_only_itself(tmp_path: Path) -> None:
+    conversation = {"messages": [{"role": "user", "content": "a"}]}
+    good = orjson.dumps([{"id": "c1", **conversation}, {"id": "c3", **conversation}])
+    bad = b'{"id":"c2","messages":[{"role":"user","content":"a","content":"b"}]}'
+    document = good[:-1] + b",\n" + bad + b"]"
+    run = _import(tmp_path, "chats.json", document, "--format", "openai")
+    assert run.code == 1
+    [line] = run.rejected_lines
+    assert "chats.json:2: field '[2].messages[0].content'" in line, line
+    written = (tmp_path / "out.jsonl").read_bytes().splitlines()
+    assert [orjson.loads(line)["trace_id"] for line in written] == ["c1", "c3"]

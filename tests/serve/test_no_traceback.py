@@ -103,15 +103,6 @@ def imported_traces(files: dict[str, bytes]) -> tuple[dict[str, Trace], ImportSu
         return {trace.trace_id: trace for trace in traces}, summary
 
 
-def _logs_read_as_traces(summary: ImportSummary) -> bool:
-    """The importer's known bug ``logs-pb-read-as-traces`` (tests/ingest/test_no_traceback.py):
-    it read the logs body as spans, or failed to parse it as a trace export."""
-    return any(
-        r.source.endswith("logs.pb") and ("resourceSpans" in str(r) or "TraceService" in str(r))
-        for r in summary.rejections
-    )
-
-
 def check_answer(answer: Answer, case: MutatedInput) -> None:
     where = f"{case.mutation or 'valid bodies'}\nPOST {answer.path}: {answer.status} {answer.text}"
     assert answer.crash is None, f"the app raised:\n{answer.crash}\n{where}"
@@ -136,15 +127,12 @@ def check_bodies(server: Server, case: MutatedInput) -> list[Answer]:
     assert server.store.ready_pending(server.clock(), 0) == [], f"left ready\n{where}"
     # What the server took: the bodies it answered 2xx.
     taken = {n: b for (n, b), a in zip(case.files.items(), answers, strict=True) if a.status < 300}
-    expected, summary = imported_traces(taken)
+    expected, _ = imported_traces(taken)
     for trace_id in swept:
         try:
             stored = server.store.get_trace(trace_id)
         except UnknownTraceError:
             continue  # quarantined, with its reason
-        if trace_id not in expected and _logs_read_as_traces(summary):
-            event("known bug: logs-pb-read-as-traces")
-            continue
         assert trace_id in expected, f"stored {trace_id!r}, which import rejects\n{where}"
         assert stored == expected[trace_id], f"stored {trace_id!r} differently\n{where}"
     if case.mutation is None:

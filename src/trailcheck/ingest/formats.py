@@ -138,6 +138,17 @@ def _head(stream: BinaryIO) -> bytes:
     return head
 
 
+def refuse_empty(path: Path) -> None:
+    """An InputError when the file holds nothing but blanks (and a byte order mark): whatever its
+    format, such a file is most often an export that failed, not one with no traces."""
+    with path.open("rb") as stream:
+        skip_byte_order_mark(stream)
+        while chunk := stream.read(DETECTION_BYTES):
+            if chunk.strip():
+                return
+    raise InputError(f"{path}: the file is empty")
+
+
 def detect_format(path: Path) -> TraceFormat:
     """The format of a file, judged by its first bytes; an InputError when none fits."""
     with path.open("rb") as stream:

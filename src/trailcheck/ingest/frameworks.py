@@ -36,6 +36,7 @@ import orjson
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.genai_messages import ROLES, json_kind, json_object, message_from_json
+from trailcheck.ingest.json_text import JsonValueError, loads_json
 from trailcheck.trace import Message
 from trailcheck.trace.semconv import PART_TEXT, PART_TOOL_CALL, PART_TOOL_CALL_RESPONSE
 
@@ -130,9 +131,9 @@ def _json(value: Any) -> Any:
     if not value.startswith("{"):
         return None
     try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError:
-        return None
+        return loads_json(value)
+    except (orjson.JSONDecodeError, JsonValueError):
+        return None  # not this framework's message: the attribute is kept as it is
 
 
 def adk_messages(

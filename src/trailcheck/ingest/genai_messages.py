@@ -30,6 +30,7 @@ from typing import Any, Final, get_args
 import orjson
 
 from trailcheck.errors import RecordError
+from trailcheck.ingest.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.trace import Message, MessageToolCall, Role
 from trailcheck.trace.semconv import (
     MESSAGE_CONTENT,
@@ -80,9 +81,11 @@ def decode_json(value: Any, field: str) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return orjson.loads(value)
+        return loads_json(value)
     except orjson.JSONDecodeError as error:
         raise RecordError(invalid_json_message(error), field=field) from None
+    except JsonValueError as error:
+        raise RecordError(error.message, field=embedded_field(field, error)) from None
 
 
 def json_object(value: Any, field: str, what: str) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from trailcheck.ingest.formats import (
     detect_format,
     get_format,
     reading_ids,
+    refuse_empty,
     skip_byte_order_mark,
 )
 from trailcheck.ingest.log_join import LogTally, join_log_events
@@ -104,7 +105,11 @@ def _resolve_format(path: Path, format_name: str | None) -> TraceFormat:
     if not path.exists():
         raise InputError(f"{path}: no such file")
     try:
-        return get_format(format_name) if format_name else detect_format(path)
+        if not format_name:
+            return detect_format(path)
+        fmt = get_format(format_name)
+        refuse_empty(path)
+        return fmt
     except OSError as error:
         raise InputError(f"{path}: cannot be read: {error.strerror or error}") from None
 

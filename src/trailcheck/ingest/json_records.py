@@ -21,6 +21,13 @@ from typing import Any, Final
 
 import orjson
 
+from trailcheck.ingest.json_text import (
+    JsonValueError,
+    check_json,
+    decode_json,
+    element_errors,
+    loads_json,
+)
 from trailcheck.ingest.records import Rejection
 
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
@@ -67,17 +74,47 @@ def read_json_records(
     if not data.strip():
         return
     try:
-        document = orjson.loads(data)
+        document = decode_json(data)
     except orjson.JSONDecodeError as error:
         yield from _json_lines_or_broken_document(data, source, error, reject)
         return
+    except JsonValueError as error:
+        yield _refused(source, _first_content_line(data), error)
+        return
     first_line = _first_content_line(data)
     if isinstance(document, list) and not array_is_one_record(document):
-        element_lines = _ElementLines(data)
-        for index, element in enumerate(document):
+        yield from _array_records(data, source, document)
+        return
+    try:
+        check_json(data, document)
+    except JsonValueError as error:
+        yield _refused(source, first_line, error)
+        return
+    yield JsonRecord(document, 0, "", _fixed_line(first_line))
+
+
+def _array_records(
+    data: bytes, source: str, document: list[Any]
+) -> Iterator[JsonRecord | Rejection]:
+    """The records of an array document; one that breaks a rule of JSON text
+    (:mod:`~trailcheck.ingest.json_text`) is rejected alone, at its line."""
+    try:
+        check_json(data, document)
+        errors: dict[int, JsonValueError] = {}
+    except JsonValueError:
+        errors = element_errors(data, document)
+    element_lines = _ElementLines(data)
+    for index, element in enumerate(document):
+        error = errors.get(index)
+        if error is None:
             yield JsonRecord(element, index, f"[{index}]", _line_of(element_lines, index))
-    else:
-        yield JsonRecord(document, 0, "", _fixed_line(first_line))
+        else:
+            field = f"[{index}].{error.field}" if error.field else f"[{index}]"
+            yield Rejection(source, error.message, line=element_lines.line(index), field=field)
+
+
+def _refused(source: str, line: int, error: JsonValueError) -> Rejection:
+    return Rejection(source, error.message, line=line, field=error.field or None)
 
 
 def _as_is(rejection: Rejection, _: bytes) -> Iterable[Rejection]:
@@ -99,7 +136,7 @@ def _json_lines_or_broken_document(
         return
     for index, (number, text) in enumerate(lines):
         try:
-            value = orjson.loads(text)
+            value = loads_json(text)
         except orjson.JSONDecodeError as error:
             broken = Rejection(
                 source,
@@ -107,6 +144,9 @@ def _json_lines_or_broken_document(
                 line=number,
             )
             yield from reject(broken, text)
+            continue
+        except JsonValueError as error:
+            yield _refused(source, number, error)
             continue
         yield JsonRecord(value, index, "", _fixed_line(number))
 

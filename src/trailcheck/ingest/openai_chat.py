@@ -20,6 +20,7 @@ import orjson
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.genai_messages import ROLES, invalid_json_message, json_kind
+from trailcheck.ingest.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.trace import Message, MessageToolCall, Role
 
 __all__ = ["parse_message", "tool_call_answers"]
@@ -251,9 +252,11 @@ def _arguments(value: Any, field: str) -> dict[str, Any]:
             f"arguments must be the JSON text of an object, not {json_kind(value)}", field=field
         )
     try:
-        arguments = orjson.loads(value)
+        arguments = loads_json(value)
     except orjson.JSONDecodeError as error:
         raise RecordError(invalid_json_message(error), field=field) from None
+    except JsonValueError as error:
+        raise RecordError(error.message, field=embedded_field(field, error)) from None
     if not isinstance(arguments, dict):
         raise RecordError(
             f"arguments must be a JSON object, not {json_kind(arguments)}", field=field

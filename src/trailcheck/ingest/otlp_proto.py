@@ -104,12 +104,14 @@ def decode_otlp_proto_items(data: bytes, source: str) -> Iterator[SpanItem]:
 def holds_log_records(data: bytes) -> bool:
     """Whether protobuf bytes of an OTLP export hold log records rather than spans. The two
     requests nest alike (resource, then scope, then records, each as field 2), so the answer is
-    in the first record: a Span's first field is trace_id (field 1, bytes: tag 0x0A); a
-    LogRecord's field 1 is a fixed64 time, and it writes none of its fields with that tag."""
-    resource = _field(data, 0x0A)
-    scope = None if resource is None else _field(resource, 0x12)
-    record = None if scope is None else _field(scope, 0x12)
-    return record is not None and record[:1] != b"\x0a"
+    in the first record, wherever it is (a resource or scope before it may hold none): a Span's
+    first field is trace_id (field 1, bytes: tag 0x0A); a LogRecord's field 1 is a fixed64 time,
+    and it writes none of its fields with that tag."""
+    for resource in _fields(data, 0x0A):
+        for scope in _fields(resource, 0x12):
+            for record in _fields(scope, 0x12):
+                return record[:1] != b"\x0a"
+    return False
 
 
 def decode_otlp_proto_spans(data: bytes, source: str) -> Iterator[RawSpan | Rejection]:
@@ -251,34 +253,33 @@ def _varint(data: bytes, position: int) -> tuple[int, int] | None:
     return None
 
 
-def _field(data: bytes, tag: int) -> bytes | None:
-    """The bytes of the first length-delimited field with ``tag``; ``None`` when there is none
-    or the data is cut off first. Fields of other wire types are skipped."""
+def _fields(data: bytes, tag: int) -> Iterator[bytes]:
+    """The bytes of each length-delimited field with ``tag``, in order, up to where the data is
+    cut off. Fields of other wire types are skipped."""
     position = 0
     while position < len(data):
         header = _varint(data, position)
         if header is None:
-            return None
+            return
         key, position = header
         wire_type = key & 0x7
         if wire_type == 0:
             found = _varint(data, position)
             if found is None:
-                return None
+                return
             position = found[1]
         elif wire_type in (1, 5):
             position += 8 if wire_type == 1 else 4
         elif wire_type == 2:
             found = _varint(data, position)
             if found is None:
-                return None
+                return
             length, start = found
             if key == tag:
-                return data[start : start + length]
+                yield data[start : start + length]
             position = start + length
         else:
-            return None
-    return None
+            return
 
 
 def _fields_fit(data: bytes, tags: frozenset[int]) -> bool:

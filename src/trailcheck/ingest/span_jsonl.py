@@ -45,6 +45,7 @@ from trailcheck.ingest.complete_traces import assemble_complete_traces, shown_sp
 from trailcheck.ingest.cut_json import readable_prefix, shown_strings
 from trailcheck.ingest.genai_messages import invalid_json_message, json_kind
 from trailcheck.ingest.json_records import first_line_record
+from trailcheck.ingest.json_text import JsonValueError, loads_json
 from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.trace import SpanEvent, StatusCode, Trace
 
@@ -112,9 +113,11 @@ def looks_like_span_jsonl(head: bytes) -> bool:
 
 def _decode(line: bytes) -> dict[str, Any]:
     try:
-        record = orjson.loads(line)
+        record = loads_json(line)
     except orjson.JSONDecodeError as error:
         raise RecordError(invalid_json_message(error)) from None
+    except JsonValueError as error:
+        raise RecordError(error.message, field=error.field or None) from None
     if not isinstance(record, dict):
         raise RecordError(f"a span line must be a JSON object, not {json_kind(record)}")
     return record

@@ -18,6 +18,7 @@ from trailcheck.ingest.frameworks import (
     langchain_tool_message,
 )
 from trailcheck.ingest.genai_messages import json_kind, tool_arguments
+from trailcheck.ingest.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.ingest.records import RawSpan
 from trailcheck.ingest.text_attributes import first_text, text_attribute
 from trailcheck.ingest.vendors import VendorToolCall, sequence_attributes, vendor_tool_call
@@ -96,9 +97,11 @@ def _input_value_arguments(attributes: Mapping[str, Any]) -> dict[str, Any]:
     if declared_json or not isinstance(value, str):
         return tool_arguments(value, field)
     try:
-        decoded = orjson.loads(value)
+        decoded = loads_json(value)
     except orjson.JSONDecodeError:
         return {}
+    except JsonValueError as error:
+        raise RecordError(error.message, field=embedded_field(field, error)) from None
     return decoded if isinstance(decoded, dict) else {}
 
 

@@ -14,6 +14,7 @@ import orjson
 from pydantic import ValidationError
 
 from trailcheck.ingest.json_records import first_line_record
+from trailcheck.ingest.json_text import JsonValueError, loads_json
 from trailcheck.ingest.records import Rejection, validation_record_error
 from trailcheck.trace import Trace
 from trailcheck.trace.limits import first_unstorable
@@ -50,7 +51,23 @@ def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | R
     """One JSONL line as a Trace, or a Rejection naming the line and the field; an integer
     beyond what trailcheck stores (:mod:`trailcheck.trace.limits`) is one too."""
     try:
+        loads_json(line)  # what pydantic's reader lets through: NaN, a key twice, 65-bit integers
         trace = Trace.model_validate_json(line)
+    except orjson.JSONDecodeError as error:
+        return Rejection(
+            source,
+            f"not valid JSON: {error.msg} (at character {error.pos + 1} of the line)",
+            line=line_number,
+            trace_id=_readable_trace_id(line),
+        )
+    except JsonValueError as error:
+        return Rejection(
+            source,
+            error.message,
+            line=line_number,
+            field=error.field or "<record>",
+            trace_id=_readable_trace_id(line),
+        )
     except ValidationError as error:
         problem = validation_record_error(error)
         return Rejection(

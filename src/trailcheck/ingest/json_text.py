@@ -1,0 +1,224 @@
+"""JSON text as the importers read it: strict, exact, and only what trailcheck can write back.
+
+Every JSON an importer reads (a document, a line of JSON Lines, a JSON string inside a field or
+an attribute) goes through :func:`loads_json`, which holds it to four rules:
+
+- **JSON, nothing more.** ``NaN`` and ``Infinity`` are not JSON (RFC 8259): such text is not
+  JSON, reported with orjson's position as any other text that is not.
+- **Integers exactly.** orjson reads an integer beyond 64 bits as the nearest float
+  (18446744073709551617 would be imported as 1.8446744073709552e+19, a silent change); text
+  that may hold one (a run of 20 digits, or 19 after a minus) is read again by msgspec, which
+  keeps every integer as written.
+- **What can be written back.** trailcheck writes values as JSON with orjson (the store's content,
+  ``trailcheck import``'s output), which holds integers from -2^63 to 2^64-1 and nests 254
+  levels. A value beyond 64 bits, or nested deeper than :data:`MAX_DEPTH` (which leaves room for
+  the trace around the value), is refused where it is read, naming its field, instead of failing
+  later where no line is known.
+- **One value per key.** An object that names a key twice is refused, naming the key: RFC 8259
+  leaves which value is meant unpredictable, and keeping the last (as orjson, pydantic and
+  Python do) would drop the other without a word. OTLP attribute lists already refuse it.
+
+The cost on the path every record takes is one orjson decode and encode, one regular expression
+search and two byte counts: the text's colons outside strings are its keys, so a decoded value
+with fewer keys than that (its encoding has fewer colons than the text) lost one. Only then is
+the text read again to find which (:func:`_repeated_keys`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, Final
+
+import msgspec
+import orjson
+
+__all__ = [
+    "MAX_DEPTH",
+    "JsonValueError",
+    "check_json",
+    "decode_json",
+    "element_errors",
+    "embedded_field",
+    "loads_json",
+]
+
+# Deep enough for any real payload; what is left of orjson's 254 levels holds the trace around
+# the value (a value sits at most 8 levels down in a stored trace: a message part's content).
+MAX_DEPTH: Final = 240
+_ORJSON_DEPTH: Final = 254
+INT_MIN: Final = -(2**63)
+INT_MAX: Final = 2**64 - 1
+
+# Where an integer beyond 64 bits could be: 20 digits (2^64 has 20), or 19 after a minus, seen
+# in the text with every digit written as 0 (bytes.translate and a substring search: a regular
+# expression scans digits a hundred times slower).
+_DIGITS_AS_ZERO: Final = bytes.maketrans(b"0123456789", b"0000000000")
+_LONG_INTEGERS: Final = (b"0" * 20, b"-" + b"0" * 19)
+_BEFORE_A_NUMBER: Final = frozenset(b":[, \t\r\n")
+_exact_decoder: Final = msgspec.json.Decoder()
+
+
+class JsonValueError(ValueError):
+    """Valid JSON that trailcheck refuses: ``field`` is where, relative to the text's top
+    (``""`` for the top itself, ``messages[2].content`` inside)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def loads_json(text: bytes | str) -> Any:
+    """The value ``text`` holds. Raises ``orjson.JSONDecodeError`` (with orjson's message and
+    position) when it is not JSON, :class:`JsonValueError` when it breaks a rule above."""
+    value = decode_json(text)
+    check_json(text, value)
+    return value
+
+
+def decode_json(text: bytes | str) -> Any:
+    """The value ``text`` holds, integers exact, without the checks of :func:`check_json`."""
+    value = orjson.loads(text)
+    data = text.encode() if isinstance(text, str) else text
+    if not _may_hold_a_long_integer(data):
+        return value
+    try:
+        return _exact_decoder.decode(data)
+    except (msgspec.DecodeError, RecursionError) as error:
+        raise JsonValueError("", f"cannot be read exactly: {error}") from None
+
+
+def _may_hold_a_long_integer(data: bytes) -> bool:
+    """Whether ``data`` may hold an integer orjson reads as a float: a number token of 20 digits
+    or more, or 19 after a minus. Runs of digits inside strings (ids, hashes) are told apart by
+    what comes before them."""
+    shape = data.translate(_DIGITS_AS_ZERO)
+    for long_integer in _LONG_INTEGERS:
+        start = shape.find(long_integer)
+        while start != -1:
+            if start == 0 or data[start - 1] in _BEFORE_A_NUMBER:
+                return True
+            start = shape.find(long_integer, start + len(long_integer))
+    return False
+
+
+def check_json(text: bytes | str, value: Any) -> None:
+    """Raise the first :class:`JsonValueError` of ``value``, decoded from ``text``: a value that
+    cannot be written back, or a key given twice."""
+    if isinstance(value, dict | list):
+        _check_writable_and_unique(text, value)
+    elif isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
+        raise JsonValueError("", _integer_message(value))
+
+
+def element_errors(text: bytes | str, elements: list[Any]) -> dict[int, JsonValueError]:
+    """For an array ``text`` of records that :func:`check_json` refused: each refused element's
+    first error, its field relative to the element (so one bad record rejects only itself)."""
+    errors: dict[int, JsonValueError] = {}
+    for index, element in enumerate(elements):
+        try:
+            orjson.dumps(_nested_in_lists(element, _ORJSON_DEPTH - MAX_DEPTH))
+        except orjson.JSONEncodeError:
+            errors[index] = _first_unwritable(element)
+    if len(errors) < len(elements):
+        for error in _repeated_keys(text):
+            index_text, _, inner = error.field[1:].partition("]")
+            errors.setdefault(
+                int(index_text), JsonValueError(inner.removeprefix("."), error.message)
+            )
+    return errors
+
+
+def embedded_field(field: str, error: JsonValueError) -> str:
+    """The path of ``error`` inside the JSON text that ``field`` holds (``arguments.a``)."""
+    if not error.field:
+        return field
+    return f"{field}{error.field}" if error.field.startswith("[") else f"{field}.{error.field}"
+
+
+def _check_writable_and_unique(text: bytes | str, value: dict[str, Any] | list[Any]) -> None:
+    try:
+        encoded = orjson.dumps(_nested_in_lists(value, _ORJSON_DEPTH - MAX_DEPTH))
+    except orjson.JSONEncodeError:
+        raise _first_unwritable(value) from None
+    colon: Any = b":" if isinstance(text, bytes) else ":"
+    if text.count(colon) != encoded.count(b":"):
+        for repeated in _repeated_keys(text):
+            raise repeated
+
+
+def _nested_in_lists(value: Any, levels: int) -> Any:
+    # orjson refuses to nest deeper than 254 levels: wrapped so, a value encodes exactly when it
+    # is at most MAX_DEPTH deep.
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def _integer_message(value: int) -> str:
+    return (
+        f"the integer {value} is beyond what trailcheck can write back: JSON integers are"
+        f" kept from {INT_MIN} to {INT_MAX}"
+    )
+
+
+def _first_unwritable(value: Any) -> JsonValueError:
+    """Why ``value``, which orjson could not encode, is refused, and where."""
+    for path, item, depth in _walk(value):
+        if isinstance(item, dict | list) and depth > MAX_DEPTH:
+            shown = path if len(path) <= 60 else f"{path[:60]}..."
+            return JsonValueError(shown, f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, int) and not INT_MIN <= item <= INT_MAX:
+            return JsonValueError(path, _integer_message(item))
+    return JsonValueError("", "cannot be written back as JSON")
+
+
+def _walk(value: Any) -> Iterator[tuple[str, Any, int]]:
+    """Each value with its path and how many containers hold it (itself included), in the
+    order of the text. Iterative: msgspec reads deeper than Python recurses."""
+    stack: list[tuple[str, Any, int]] = [("", value, 1)]
+    while stack:
+        path, item, depth = stack.pop()
+        yield path, item, depth
+        if isinstance(item, dict):
+            children = [(f"{path}.{key}" if path else key, child) for key, child in item.items()]
+        elif isinstance(item, list):
+            children = [(f"{path}[{index}]", child) for index, child in enumerate(item)]
+        else:
+            continue
+        stack.extend((child_path, child, depth + 1) for child_path, child in reversed(children))
+
+
+class _RepeatedKeys(dict[str, Any]):
+    """An object read from text that names ``key`` more than once."""
+
+    key: str
+
+
+def _keep_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    decoded: dict[str, Any] = dict(pairs)
+    if len(decoded) == len(pairs):
+        return decoded
+    repeated = _RepeatedKeys(decoded)
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            repeated.key = key
+            break
+        seen.add(key)
+    return repeated
+
+
+def _repeated_keys(text: bytes | str) -> Iterator[JsonValueError]:
+    """The error of each object of ``text`` (valid JSON, at most MAX_DEPTH deep) that names a
+    key twice, in order; none when the colons differed for another reason (a colon written as
+    an escape inside a string)."""
+    try:
+        value = json.loads(text, object_pairs_hook=_keep_repeats)
+    except RecursionError:
+        return  # another element is too deep for Python's reader; it is refused for that
+    for path, item, _ in _walk(value):
+        if isinstance(item, _RepeatedKeys):
+            field = f"{path}.{item.key}" if path else item.key
+            yield JsonValueError(field, f"the key {item.key!r} is given twice in one object")
