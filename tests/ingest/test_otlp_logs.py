@@ -293,6 +293,16 @@ def test_the_event_name_attribute_names_a_record_whose_event_name_field_is_empty
     ]
 
 
+def test_a_record_with_neither_time_is_unreadable_naming_the_field() -> None:
+    timeless = record("gen_ai.user.message", {"content": "hi"}, time=0)
+    [item] = decoded(logs_request(timeless))
+    assert isinstance(item, Rejection), item
+    assert item.field == "resourceLogs[0].scopeLogs[0].logRecords[0].timeUnixNano"
+    assert item.message.endswith(
+        "cannot be read: it needs a time: timeUnixNano or observedTimeUnixNano"
+    )
+
+
 def test_the_event_name_attribute_is_read_in_otlp_json_too() -> None:
     document = otlp_json(
         logs_request(

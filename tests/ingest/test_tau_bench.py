@@ -154,6 +154,11 @@ def test_a_trial_the_harness_could_not_run_is_kept_without_spans() -> None:
             "kwargs must be a JSON object, not an array",
         ),
         (
+            result(info={"task": {"actions": [{"name": "x"}]}}),
+            "[1].info.task.actions[0].kwargs",
+            "an action needs its kwargs, as a JSON object ({} for none)",
+        ),
+        (
             result(info={"task": {"actions": [{"kwargs": {}}]}}),
             "[1].info.task.actions[0].name",
             "an action needs a name",

@@ -203,6 +203,12 @@ def _event(
     severity: tuple[int, str],
     path: str,
 ) -> SpanEvent:
+    if time_ns == 0:
+        # 0 is OTLP's "unset" for both times; an event placed at 1970 would reorder messages.
+        raise field_error(
+            f"{path.removesuffix('.attributes')}.timeUnixNano",
+            "it needs a time: timeUnixNano or observedTimeUnixNano",
+        )
     reserved: dict[str, Any] = {}
     if body is not None:
         reserved[semconv.OTEL_LOG_BODY] = body

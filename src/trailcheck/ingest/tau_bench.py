@@ -173,7 +173,12 @@ def _action(action: Any, field: str) -> dict[str, Any]:
     name = action.get("name")
     if not isinstance(name, str) or not name:
         raise RecordError("an action needs a name, as non-empty text", field=f"{field}.name")
-    arguments = action.get("kwargs", {})
+    if "kwargs" not in action:
+        # tau-bench writes {} for an action without arguments: absent is not the same claim.
+        raise RecordError(
+            "an action needs its kwargs, as a JSON object ({} for none)", field=f"{field}.kwargs"
+        )
+    arguments = action["kwargs"]
     if not isinstance(arguments, dict):
         raise RecordError(
             f"kwargs must be a JSON object, not {json_kind(arguments)}", field=f"{field}.kwargs"
