@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from trailcheck.cases import load_dataset
-from trailcheck.commands import loop as loop_commands
+from trailcheck.commands import loop_impl as loop_commands
 from trailcheck.commands.loop import (
     clusters_command,
     detect_command,

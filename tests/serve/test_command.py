@@ -17,7 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceS
 from typer.testing import CliRunner
 
 from tests.serve.otlp_bodies import TOOL, TRACE_A, protobuf_body, tool_span
-from trailcheck.commands import serve as serve_module
+from trailcheck.commands import serve_impl as serve_module
 from trailcheck.commands.serve import serve_command
 from trailcheck.errors import UsageError
 from trailcheck.serve import TOKEN_ENV, GrpcReceiver

@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.table import Table
 
 from trailcheck.cases import Case
-from trailcheck.commands.loop import recluster
+from trailcheck.commands.loop_impl import recluster
 from trailcheck.demo.support.traffic import record_v1_traffic
 from trailcheck.loop import SIMILARITY_THRESHOLD, Cluster, add_candidate, builtin_rules, detect
 from trailcheck.loop import promote as promote_cluster

@@ -1,21 +1,15 @@
-"""What ``trailcheck import`` and ``trailcheck ingest`` share: the ``--ids`` and
-``--keep-incomplete`` options, and the words for what an import read (in spans) and did (in
-traces)."""
+"""What ``trailcheck import`` and ``trailcheck ingest`` share: the words for what an import read
+(in spans) and did (in traces). Their shared options are in :mod:`trailcheck.commands.options`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
-
-import typer
 
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.otlp_ids import IdEncoding
 from trailcheck.ingest.records import Rejection
 
 __all__ = [
-    "IdsOption",
-    "KeepIncompleteOption",
+    "MAX_LISTED_REJECTIONS",
     "counted",
     "hidden_hints",
     "incomplete_words",
@@ -23,31 +17,8 @@ __all__ = [
     "rejected_words",
 ]
 
-IdsOption = Annotated[
-    IdEncoding,
-    typer.Option(
-        "--ids",
-        help=(
-            "How OTLP/JSON files write trace and span ids: hex, as OTLP/JSON does, or base64, as"
-            " protobuf-to-JSON tools (MessageToJson) write them. One encoding for every such"
-            " file; an id in the other is rejected. Only OTLP/JSON is affected: protobuf"
-            " carries raw bytes."
-        ),
-    ),
-]
-
-KeepIncompleteOption = Annotated[
-    bool,
-    typer.Option(
-        "--keep-incomplete",
-        help=(
-            "Import the traces withheld only because a part of the input could not be read (a"
-            " truncated line) and may have held one of their spans, each marked in metadata"
-            " 'trailcheck.incomplete'; grading and detection give no verdict on them. A trace"
-            " known to have lost a span stays withheld."
-        ),
-    ),
-]
+# Rejections listed one per line before the rest are only counted (import, score, stats).
+MAX_LISTED_REJECTIONS = 20
 
 
 def counted(count: int, noun: str) -> str:

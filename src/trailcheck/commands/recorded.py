@@ -1,126 +1,18 @@
 """``trailcheck score`` and ``trailcheck stats``: traces recorded elsewhere, graded against the
 cases they name, or counted into pass@k and pass^k from the outcome each carries.
 
-Both read any format trailcheck imports (``--format`` or detected) and list what they rejected;
-statistics over part of the input would mislead, so a rejection is an input error (exit 2).
+The options; what the commands do is in :mod:`trailcheck.commands.recorded_impl`, imported when
+one runs.
 """
 
-from __future__ import annotations
-
-import sys
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
-import orjson
 import typer
-from rich.table import Table
 
-from trailcheck.cases import Case, Dataset, load_dataset
-from trailcheck.commands.run import stderr, stdout
-from trailcheck.commands.telemetry import EmitOtelHeaderOption, EmitOtelOption, emit, emit_target
-from trailcheck.errors import InputError
-from trailcheck.ingest.formats import FORMAT_NAMES
-from trailcheck.ingest.importer import ImportSummary, iter_import
-from trailcheck.report.otel_results import EvaluationResult, grade_results
-from trailcheck.report.otlp_http import OtlpTarget
-from trailcheck.report.stats_view import render_stats, stats_json
-from trailcheck.run.recorded import outcomes_from_traces
-from trailcheck.run.stats import summarize_outcomes
-from trailcheck.scorers import Grade, Scorer, case_scorers, grade
-from trailcheck.trace import Trace
-from trailcheck.trace.session import session_traces
+from trailcheck.commands.options import EmitOtelHeaderOption, EmitOtelOption, FormatOption
 
-__all__ = ["MAX_LISTED_REJECTIONS", "FormatOption", "print_json", "score_command", "stats_command"]
-
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-# Rejections listed one per line before the rest are only counted.
-MAX_LISTED_REJECTIONS = 20
-
-FormatOption = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        "-f",
-        help=f"Input format ({', '.join(FORMAT_NAMES)}); detected from the content when omitted.",
-    ),
-]
-
-
-def print_json(value: object) -> None:
-    """``value`` as indented JSON on stdout, for ``--json`` and the schemas."""
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
-    sys.stdout.write("\n")
-
-
-def _cases_with_scorers(dataset: Dataset) -> dict[str, tuple[Case, tuple[Scorer, ...]]]:
-    """Each case by id, with the scorers it runs (its own, else the dataset's), built once."""
-    return {case.id: (case, case_scorers(case)) for case in dataset.graded_cases()}
-
-
-def _grade_json(result: Grade) -> dict[str, object]:
-    return {
-        "trace_id": result.trace_id,
-        "case_id": result.case_id,
-        "passed": result.passed,
-        "status": result.status,
-        "reason": result.reason,
-        "scores": [
-            score.model_dump(include={"scorer", "value", "passed", "threshold", "reason"})
-            for score in result.scores
-        ],
-        "failures": [failure.model_dump(exclude={"traceback"}) for failure in result.failures],
-    }
-
-
-def _grade_table(results: list[Grade]) -> Table:
-    table = Table("trace", "case", "status", "scores", "reason")
-    styles = {"passed": "green", "failed": "red", "unscorable": "yellow"}
-    for result in results:
-        scores = " ".join(
-            f"{score.scorer} {score.value:.2f}{'' if score.passed else '!'}"
-            for score in result.scores
-        )
-        table.add_row(
-            result.trace_id,
-            result.case_id,
-            f"[{styles[result.status]}]{result.status}[/]",
-            scores,
-            result.reason,
-        )
-    return table
-
-
-@dataclass
-class _Graded:
-    results: list[Grade] = field(default_factory=list)
-    evaluations: list[EvaluationResult] = field(default_factory=list)
-    unmatched: list[str] = field(default_factory=list)
-
-
-def _grade_traces(
-    traces: Iterable[Trace | ValueError],
-    cases: dict[str, tuple[Case, tuple[Scorer, ...]]],
-    target: OtlpTarget | None,
-) -> _Graded:
-    """Each trace graded against the case it names; those naming none, and sessions that could
-    not be merged, listed as unmatched."""
-    graded = _Graded()
-    for trace in traces:
-        if isinstance(trace, ValueError):
-            graded.unmatched.append(str(trace))
-            continue
-        case_id = trace.metadata.get("case_id")
-        if not isinstance(case_id, str) or case_id not in cases:
-            graded.unmatched.append(f"{trace.trace_id} (case_id {case_id!r})")
-            continue
-        case, scorers = cases[case_id]
-        graded.results.append(grade(trace, case, scorers))
-        if target is not None:
-            graded.evaluations += grade_results(trace, graded.results[-1])
-    return graded
+__all__ = ["score_command", "stats_command"]
 
 
 def score_command(
@@ -147,29 +39,17 @@ def score_command(
     (a bad dataset, an unreadable trace, a trace that names no known case). ``--emit-otel``
     sends the scores as telemetry, best effort: it changes no exit code.
     """
-    target = emit_target(emit_otel, emit_otel_header)
-    cases = _cases_with_scorers(load_dataset(dataset))
-    summary = ImportSummary()
-    imported = iter_import([traces], format_name=format_name, summary=summary)
-    graded = _grade_traces(session_traces(imported) if by_session else imported, cases, target)
-    results, evaluations, unmatched = graded.results, graded.evaluations, graded.unmatched
-    if as_json:
-        print_json([_grade_json(result) for result in results])
-    else:
-        stdout.print(_grade_table(results))
-    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
-        stderr.print(f"rejected: {rejection}", style="red", markup=False)
-    if unmatched:
-        shown = ", ".join(unmatched[:MAX_LISTED_REJECTIONS])
-        stderr.print(f"no case in {dataset} for: {shown}", style="red", markup=False)
-    passed = sum(result.passed for result in results)
-    stderr.print(f"{passed}/{len(results)} traces passed", markup=False)
-    if target is not None:
-        emit(evaluations, target, stderr)
-    if summary.rejections or unmatched:
-        raise typer.Exit(EXIT_USAGE)
-    if passed < len(results):
-        raise typer.Exit(EXIT_FAILED)
+    from trailcheck.commands.recorded_impl import score_command as body
+
+    body(
+        traces=traces,
+        dataset=dataset,
+        as_json=as_json,
+        format_name=format_name,
+        emit_otel=emit_otel,
+        emit_otel_header=emit_otel_header,
+        by_session=by_session,
+    )
 
 
 def stats_command(
@@ -202,22 +82,15 @@ def stats_command(
 
     Exit 0 when computed; 2 when a record was rejected, a key is missing or an outcome is bad.
     """
-    summary = ImportSummary()
-    traces = iter_import(sources, format_name=format_name, summary=summary)
-    outcomes = outcomes_from_traces(
-        traces, task_key=task_key, outcome_key=outcome_key, threshold=threshold
+    from trailcheck.commands.recorded_impl import stats_command as body
+
+    body(
+        sources=sources,
+        task_key=task_key,
+        outcome_key=outcome_key,
+        k=k,
+        threshold=threshold,
+        seed=seed,
+        as_json=as_json,
+        format_name=format_name,
     )
-    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
-        stderr.print(f"rejected: {rejection}", style="red", markup=False)
-    if summary.rejections:
-        raise InputError(
-            f"{len(summary.rejections)} record(s) rejected; statistics over part of the input would"
-            " mislead"
-        )
-    if not outcomes:
-        raise InputError("no traces read: nothing to count")
-    result = summarize_outcomes(outcomes, k=k, seed=seed)
-    if as_json:
-        print_json(stats_json(result))
-    else:
-        stdout.print(render_stats(result))

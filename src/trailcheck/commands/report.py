@@ -1,23 +1,15 @@
-"""``trailcheck report``: a report file shown again, compared with a baseline, or as HTML."""
+"""``trailcheck report``: a report file shown again, compared with a baseline, or as HTML.
 
-from __future__ import annotations
+The options; what the command does is in :mod:`trailcheck.commands.report_impl`, imported when it
+runs.
+"""
 
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from trailcheck.commands.run import stderr, stdout
-from trailcheck.report.files import write_atomically
-from trailcheck.report.html import render_html
-from trailcheck.report.run_view import render_run
-from trailcheck.run.compare import compare_outcomes
-from trailcheck.run.results import RunReport, load_report
-
-
-def _dataset_version(report: RunReport) -> object:
-    dataset = report.manifest.get("dataset")
-    return dataset.get("version") if isinstance(dataset, dict) else None
+__all__ = ["report_command"]
 
 
 def report_command(
@@ -31,18 +23,6 @@ def report_command(
     seed: Annotated[int, typer.Option(help="Seed of the comparison's bootstrap.")] = 0,
 ) -> None:
     """Show a run report; with --compare, against a baseline on the same cases."""
-    report = load_report(report_path)
-    if compare is not None:
-        baseline = load_report(compare)
-        comparison = compare_outcomes(report.outcomes(), baseline.outcomes(), seed=seed)
-        report = report.model_copy(update={"comparison": comparison})
-        mine, theirs = _dataset_version(report), _dataset_version(baseline)
-        if mine != theirs:
-            stderr.print(
-                f"note: the baseline ran {theirs}, this report {mine}; cases are paired by id",
-                markup=False,
-            )
-    stdout.print(render_run(report))
-    if html is not None:
-        write_atomically(html, render_html(report).encode())
-        stderr.print(f"wrote {html}", markup=False)
+    from trailcheck.commands.report_impl import report_command as body
+
+    body(report_path=report_path, html=html, compare=compare, seed=seed)

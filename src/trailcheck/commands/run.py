@@ -1,75 +1,14 @@
-"""``trailcheck run``: a dataset, an agent and an environment in; report files and a gate out."""
+"""``trailcheck run``: its options. What it does is in :mod:`trailcheck.commands.run_impl`,
+imported when the command runs, so that every other command starts without the runner."""
 
-from __future__ import annotations
-
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from trailcheck.cases import GateSpec, Split, load_dataset
-from trailcheck.commands.judge import JudgeModels, build_judge
-from trailcheck.commands.telemetry import EmitOtelHeaderOption, EmitOtelOption, emit, emit_target
-from trailcheck.errors import UsageError
-from trailcheck.judge.calibration import CalibrationReport, load_calibration_report
-from trailcheck.models.openai_chat import OpenAIChatModel
-from trailcheck.report.files import write_run
-from trailcheck.report.html import render_html
-from trailcheck.report.otel_results import trial_results
-from trailcheck.report.progress import ProgressObserver
-from trailcheck.report.run_view import render_run
-from trailcheck.run.agent import AgentFactory
-from trailcheck.run.gate import GateResult, check_gate
-from trailcheck.run.otel_agent import OtelAgent
-from trailcheck.run.results import RunReport, load_report
-from trailcheck.run.runner import RunOptions, run
-from trailcheck.specs.references import resolve_reference
+from trailcheck.commands.options import EmitOtelHeaderOption, EmitOtelOption
 
-EXIT_GATE_FAILED = 1
-
-stdout = Console(soft_wrap=False)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-AgentKind = Literal["native", "otel"]
-_OTEL_WITHOUT_MODEL = (
-    "--model works with --agent-kind native: an otel agent's factory makes its own model"
-)
-
-
-def agent_factory(
-    reference: str, model: OpenAIChatModel | None, kind: AgentKind = "native"
-) -> AgentFactory | OtelAgent:
-    """The factory ``reference`` names; with a model, a factory that hands it that model. An
-    ``otel`` factory is called with each trial's TelemetryContext (``docs/running.md``)."""
-    factory: Any = resolve_reference(reference, what="agent factory")
-    if not callable(factory):
-        raise UsageError(f"agent factory {reference!r} is not callable")
-    if kind == "otel":
-        if model is not None:
-            raise UsageError(_OTEL_WITHOUT_MODEL)
-        return OtelAgent(factory)
-    if model is None:
-        return factory  # type: ignore[no-any-return]
-    return lambda: factory(model)
-
-
-def print_gate(result: GateResult, console: Console) -> None:
-    """One line per broken threshold, or the thresholds met."""
-    if not result.checked:
-        return
-    if result.passed:
-        console.print(f"gate passed: {'; '.join(result.checked)}", markup=False)
-        return
-    for line in result.broken:
-        console.print(f"gate failed: {line}", style="bold red", markup=False)
-
-
-def _default_out(dataset_name: str) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path(".trailcheck") / "runs" / f"{dataset_name}-{stamp}"
+__all__ = ["run_command"]
 
 
 def run_command(
@@ -159,111 +98,37 @@ def run_command(
     2 for a usage or input error. ``--emit-otel`` sends the scores as telemetry, best effort:
     it changes no exit code.
     """
-    target = emit_target(emit_otel, emit_otel_header)
-    kind = _agent_kind(agent_kind)
-    if kind == "otel" and model is not None:
-        raise UsageError(_OTEL_WITHOUT_MODEL)
-    dataset = load_dataset(dataset_path)
-    prior = load_report(baseline) if baseline is not None else None
-    chat = None
-    if model is not None:
-        chat = OpenAIChatModel(model, base_url=base_url, api_key_env=api_key_env)
-    elif base_url is not None:
-        raise UsageError("--base-url needs --model")
-    options = RunOptions(
+    from trailcheck.commands.run_impl import run_command as run
+
+    run(
+        dataset_path=dataset_path,
+        agent=agent,
+        agent_kind=agent_kind,
+        env=env,
         k=k,
         concurrency=concurrency,
-        timeout_s=timeout,
+        timeout=timeout,
         seed=seed,
-        rate_limit_per_s=rate_limit,
-        splits=_splits(split),
+        rate_limit=rate_limit,
+        split=split,
+        model=model,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        baseline=baseline,
+        out=out,
+        name=name,
+        html=html,
+        gate_pass_hat_k=gate_pass_hat_k,
+        gate_k=gate_k,
+        gate_pass_at_1=gate_pass_at_1,
+        gate_regression=gate_regression,
+        gate_max_infra_errors=gate_max_infra_errors,
+        judge=judge,
+        judge_model=judge_model,
+        judge_base_url=judge_base_url,
+        judge_calibration=judge_calibration,
+        gate_judge_max_false_pass=gate_judge_max_false_pass,
+        gate_judge_max_false_fail=gate_judge_max_false_fail,
+        emit_otel=emit_otel,
+        emit_otel_header=emit_otel_header,
     )
-    overrides = GateSpec.model_validate(
-        {
-            key: value
-            for key, value in {
-                "pass_hat_k": gate_pass_hat_k,
-                "k": gate_k,
-                "pass_at_1": gate_pass_at_1,
-                "regression_must_pass": gate_regression or None,
-                "max_infra_errors": gate_max_infra_errors,
-                "judge_max_false_pass": gate_judge_max_false_pass,
-                "judge_max_false_fail": gate_judge_max_false_fail,
-            }.items()
-            if value is not None
-        },
-        strict=False,
-    )
-    gate = (dataset.gate or GateSpec()).merged(overrides)
-    environment = resolve_reference(env, what="environment factory") if env else None
-    judge_models = JudgeModels(judge_model, judge_base_url, api_key_env)
-    rubric_judge = build_judge(judge, judge_models) if judge is not None else None
-    calibration = load_calibration_report(judge_calibration) if judge_calibration else None
-    if calibration is not None and rubric_judge is None:
-        raise UsageError("--judge-calibration needs --judge")
-    closing = [model for model in (chat, judge_models.model) if model is not None]
-    with ProgressObserver(stderr, label=dataset.name) as progress:
-        result = run(
-            dataset,
-            agent_factory(agent, chat, kind),
-            environment,
-            options=options,
-            baseline=prior,
-            observer=progress,
-            references={"agent": agent, "environment": env, "dataset": str(dataset_path)},
-            closing=closing,
-            judge=rubric_judge,
-        )
-    folder = out or _default_out(dataset.name)
-    written = write_run(
-        result.report, result.trace_lines, folder, name, html=render_html if html else None
-    )
-    if target is not None:
-        emit(trial_results(result), target, stderr)
-    finish(result.report, gate, written, calibration)
-
-
-def finish(
-    report: RunReport,
-    gate: GateSpec,
-    written: list[Path],
-    calibration: CalibrationReport | None = None,
-) -> None:
-    """Print the summary, the files and the gate; exit 1 when the gate failed."""
-    stdout.print(render_run(report))
-    stderr.print("wrote " + ", ".join(str(path) for path in written), markup=False)
-    judge = report.manifest.get("judge")
-    if isinstance(judge, dict):
-        version = judge.get("version")
-        if calibration is None:
-            stdout.print(
-                f"judge {version} is uncalibrated: its verdicts are unmeasured", markup=False
-            )
-        elif calibration.judge_version != version:
-            stdout.print(
-                f"judge {version} is uncalibrated: the calibration given is of judge"
-                f" {calibration.judge_version}",
-                markup=False,
-            )
-    outcome = check_gate(report, gate, calibration)
-    print_gate(outcome, stdout)
-    if not outcome.passed:
-        raise typer.Exit(EXIT_GATE_FAILED)
-
-
-def _agent_kind(value: str) -> AgentKind:
-    kinds: tuple[AgentKind, ...] = ("native", "otel")
-    for kind in kinds:
-        if value == kind:
-            return kind
-    raise UsageError(f"--agent-kind {value!r}: an agent kind is native or otel")
-
-
-def _splits(values: list[str] | None) -> tuple[Split, ...] | None:
-    if not values:
-        return None
-    known: tuple[Split, ...] = ("regression", "holdout", "calibration", "monitoring")
-    unknown = [value for value in values if value not in known]
-    if unknown:
-        raise UsageError(f"--split {unknown[0]!r}: a split is one of {', '.join(known)}")
-    return tuple(split for split in known if split in values)

@@ -5,37 +5,24 @@
 The address is checked before anything is opened: listening beyond loopback without a token is
 a usage error (exit 2), so an unsafe command line never opens the store or a socket. Both
 servers share the host, the token, the body limit and the one Intake, and stop together.
+
+The options; what the command does is in :mod:`trailcheck.commands.serve_impl`, imported when it
+runs, with the ``serve`` extra (FastAPI, uvicorn, grpcio): without it, one line says so.
 """
 
-from __future__ import annotations
-
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
-from rich.console import Console
 
-from trailcheck.serve import (
-    DEFAULT_IDLE_TIMEOUT_S,
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_SETTLE_S,
-    TOKEN_ENV,
-    GrpcReceiver,
-    Intake,
-    check_bind,
-    create_app,
-    grpc_receiver,
-    logs_service,
-    serve_forever,
-    trace_service,
-)
-from trailcheck.store import Store
+from trailcheck.extras import needs_extra
 
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+__all__ = ["serve_command"]
 
-
-def _endpoints(host: str, port: int) -> str:
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    return f"http://{shown}:{port}/v1/traces, /v1/logs"
+# The defaults of trailcheck.serve, spelled out so that --help needs none of its packages.
+TOKEN_ENV: Final = "TRAILCHECK_SERVE_TOKEN"
+DEFAULT_IDLE_TIMEOUT_S: Final = 300.0
+DEFAULT_SETTLE_S: Final = 2.0
+DEFAULT_MAX_BODY_BYTES: Final = 16 * 1024 * 1024
 
 
 def serve_command(
@@ -82,28 +69,17 @@ def serve_command(
 ) -> None:
     """Receive OpenTelemetry spans and GenAI log records (OTLP/HTTP POST /v1/traces and
     /v1/logs, OTLP/gRPC) as stored traces."""
-    check_bind(host, token)
-    with Store.open(db) as store:
-        app = create_app(
-            store,
-            token=token,
-            max_body_bytes=max_body_bytes,
-            idle_timeout_s=idle_timeout,
-            settle_s=settle,
-        )
-        receiver: GrpcReceiver | None = None
-        if grpc:
-            intake: Intake = app.state.intake
-            receiver = grpc_receiver(
-                [trace_service(intake), logs_service(intake)],
-                host=host,
-                port=grpc_port,
-                token=token,
-                max_message_bytes=max_body_bytes,
-            )
-        auth = "bearer token required" if token is not None else "no token (loopback only)"
-        grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
-        stderr.print(
-            f"serving {_endpoints(host, port)}{grpc_shown} into {store.url}; {auth}", markup=False
-        )
-        serve_forever(app, host=host, port=port, token=token, grpc=receiver)
+    with needs_extra("serve", "trailcheck serve"):
+        from trailcheck.commands.serve_impl import serve_command as body
+
+    body(
+        db=db,
+        host=host,
+        port=port,
+        grpc_port=grpc_port,
+        grpc=grpc,
+        token=token,
+        idle_timeout=idle_timeout,
+        settle=settle,
+        max_body_bytes=max_body_bytes,
+    )

@@ -1,5 +1,6 @@
 """``--emit-otel ENDPOINT`` and ``--emit-otel-header KEY=VALUE``, shared by ``trailcheck score``
-and ``trailcheck run``: the options, the target they name, and the one line the export prints.
+and ``trailcheck run`` (declared in :mod:`trailcheck.commands.options`): the target they name,
+and the one line the export prints.
 
 The target is checked before any work (a bad URL or header is a usage error, exit 2); the export
 itself is best effort and never changes the exit code (:mod:`trailcheck.report.otlp_http`).
@@ -9,34 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Annotated
 
-import typer
 from rich.console import Console
 
 from trailcheck.errors import UsageError
 from trailcheck.report.otel_results import EvaluationResult, emit_results, new_run_id
 from trailcheck.report.otlp_http import OtlpTarget, logs_target
 
-__all__ = ["EmitOtelHeaderOption", "EmitOtelOption", "emit", "emit_target"]
-
-EmitOtelOption = Annotated[
-    str | None,
-    typer.Option(
-        "--emit-otel",
-        metavar="ENDPOINT",
-        help="Send one gen_ai.evaluation.result log record per score to this OTLP/HTTP endpoint"
-        " (e.g. http://127.0.0.1:4318); best effort, off by default.",
-    ),
-]
-EmitOtelHeaderOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--emit-otel-header",
-        metavar="KEY=VALUE",
-        help="A header for --emit-otel (repeatable); OTEL_EXPORTER_OTLP_HEADERS is read too.",
-    ),
-]
+__all__ = ["emit", "emit_target"]
 
 
 def emit_target(endpoint: str | None, headers: Sequence[str] | None) -> OtlpTarget | None:

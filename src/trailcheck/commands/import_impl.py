@@ -1,0 +1,119 @@
+"""What ``trailcheck import`` does (its options: :mod:`trailcheck.cli`): traces from other
+formats into trailcheck JSONL, written atomically; the rejected records listed."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import typer
+
+from trailcheck.commands.import_summary import (
+    MAX_LISTED_REJECTIONS,
+    counted,
+    hidden_hints,
+    incomplete_words,
+    read_words,
+    rejected_words,
+)
+from trailcheck.commands.options import IdEncoding
+from trailcheck.commands.output import stderr
+from trailcheck.errors import UsageError
+from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
+from trailcheck.ingest.trailcheck_jsonl import dump_trace
+
+__all__ = ["import_command"]
+
+EXIT_FAILED = 1
+
+
+@contextmanager
+def _atomic_output(out: Path) -> Iterator[IO[bytes]]:
+    """A temporary file beside ``out`` that replaces it only when the block succeeds."""
+    if out.is_dir():
+        raise UsageError(f"{out}: is a directory; name the output file")
+    directory = out.parent if str(out.parent) else Path(".")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, temp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise UsageError(f"{out}: cannot write: {error.strerror or error}") from None
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            yield stream
+        os.replace(temp_name, out)
+    finally:
+        if os.path.exists(temp_name):
+            os.unlink(temp_name)
+
+
+class _DiscardOutputError(Exception):
+    """Raised inside the output block to discard it under --strict."""
+
+
+def _print_summary(summary: ImportSummary, out: str, *, written: bool) -> None:
+    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
+        stderr.print(f"rejected: {rejection}", style="red", markup=False)
+    hidden = len(summary.rejections) - MAX_LISTED_REJECTIONS
+    if hidden > 0:
+        stderr.print(f"... and {hidden} more rejected records", style="red")
+    for hint in hidden_hints(summary.rejections, MAX_LISTED_REJECTIONS):
+        stderr.print(hint, style="red", markup=False)
+    target = f"written to {out}" if written else f"nothing written to {out} (--strict)"
+    stderr.print(
+        f"{read_words(summary)} → {counted(summary.imported, 'trace')} imported,"
+        f" {rejected_words(summary)}{incomplete_words(summary)}; {target}",
+        markup=False,
+    )
+    for line in capture_warnings(summary):
+        stderr.print(line, style="yellow", markup=False, highlight=False)
+
+
+def import_command(
+    *,
+    sources: list[Path],
+    out: Path,
+    format_name: str | None,
+    strict: bool,
+    ids: IdEncoding,
+    keep_incomplete: bool,
+) -> None:
+    """The body of :func:`trailcheck.cli.import_command`."""
+    summary = ImportSummary()
+    traces = iter_import(
+        sources,
+        format_name=format_name,
+        summary=summary,
+        ids=ids,
+        keep_incomplete=keep_incomplete,
+    )
+    if str(out) == "-":
+        written = True
+        if strict:
+            # Under --strict nothing may reach stdout before every record has been read.
+            lines: Iterable[bytes] = [dump_trace(trace) for trace in traces]
+            written = summary.ok
+        else:
+            lines = map(dump_trace, traces)
+        for line in lines if written else ():
+            sys.stdout.buffer.write(line + b"\n")
+        sys.stdout.buffer.flush()
+        _print_summary(summary, "stdout", written=written)
+    else:
+        try:
+            with _atomic_output(out) as stream:
+                for trace in traces:
+                    stream.write(dump_trace(trace) + b"\n")
+                if strict and not summary.ok:
+                    raise _DiscardOutputError
+            written = True
+        except _DiscardOutputError:
+            written = False
+        _print_summary(summary, str(out), written=written)
+    if not summary.ok:
+        raise typer.Exit(EXIT_FAILED)

@@ -1,0 +1,192 @@
+"""What ``trailcheck judge ...`` does (its options: :mod:`trailcheck.commands.judge`): measure a
+judge against human labels before a gate trusts it.
+
+A judge spec is ``replay:FILE.jsonl`` (recorded verdicts; no model, no traces), the name of a
+model judge (``rubric``, ``groundedness``, ``reference``), built on ``--model`` behind an
+OpenAI-compatible API and run on the traces of ``--traces``, or ``MODULE:FACTORY``, a function
+of no arguments returning a :class:`~trailcheck.judge.Judge` (a judge on a scripted model, a
+panel: whatever the code builds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+import typer
+
+from trailcheck.cases import load_dataset
+from trailcheck.commands.output import stdout
+from trailcheck.errors import UsageError
+from trailcheck.extras import needs_extra
+from trailcheck.judge.calibration import calibrate
+from trailcheck.judge.figures import CalibrationOptions, JudgeRun
+from trailcheck.judge.judge import Judge
+from trailcheck.judge.labels import HumanLabel, load_labels
+from trailcheck.judge.lint import lint_rubric
+from trailcheck.judge.replay import ReplayJudge, replay_judge_from_spec
+from trailcheck.judge.run_judge import judge_labelled, load_items
+from trailcheck.models.openai_chat import OpenAIChatModel
+from trailcheck.report.calibration_view import calibration_json, render_calibration
+from trailcheck.specs.references import is_reference, resolve_reference
+
+__all__ = ["JudgeModels", "build_judge", "calibrate_command", "lint_command", "openai_model"]
+
+# The model judges a spec may name: module and class, imported only when named.
+MODEL_JUDGES: Final = {
+    "rubric": ("trailcheck.judge.rubric", "RubricJudge"),
+    "groundedness": ("trailcheck.judge.groundedness", "GroundednessJudge"),
+    "reference": ("trailcheck.judge.reference", "ReferenceJudge"),
+}
+
+
+def openai_model(
+    name: str, base_url: str | None, api_key_env: str, *, what: str
+) -> OpenAIChatModel:
+    """A model behind an OpenAI-compatible API; without the ``openai`` extra, a usage error
+    now, before a trial or a judging would fail on it (the SDK is imported at the first call)."""
+    with needs_extra("openai", what):
+        importlib.import_module("openai")
+    return OpenAIChatModel(name, base_url=base_url, api_key_env=api_key_env)
+
+
+class JudgeModels:
+    """``--model``/``--base-url``: the one chat model every model judge of a command shares."""
+
+    def __init__(self, name: str | None, base_url: str | None, api_key_env: str) -> None:
+        if name is None and base_url is not None:
+            raise UsageError("--base-url needs --model")
+        self._name, self._base_url, self._api_key_env = name, base_url, api_key_env
+        self.model: OpenAIChatModel | None = None
+
+    def get(self, spec: str) -> OpenAIChatModel:
+        if self._name is None:
+            raise UsageError(f"judge {spec!r} needs a model: give --model (and --base-url)")
+        if self.model is None:
+            self.model = openai_model(
+                self._name, self._base_url, self._api_key_env, what=f"judge {spec!r}"
+            )
+        return self.model
+
+
+def build_judge(spec: str, models: JudgeModels) -> Judge:
+    """The judge ``spec`` names (see the module docstring)."""
+    replay = replay_judge_from_spec(spec)
+    if replay is not None:
+        return replay
+    if spec not in MODEL_JUDGES and is_reference(spec):
+        return _judge_from_factory(spec)
+    if spec not in MODEL_JUDGES:
+        known = ", ".join(["replay:FILE.jsonl", *MODEL_JUDGES, "MODULE:FACTORY"])
+        raise UsageError(f"unknown judge {spec!r}; one of: {known}")
+    model = models.get(spec)
+    module, name = MODEL_JUDGES[spec]
+    try:
+        judge_class: Any = getattr(importlib.import_module(module), name, None)
+    except ModuleNotFoundError as error:
+        if error.name != module:
+            raise
+        judge_class = None
+    if judge_class is None:
+        raise UsageError(f"judge {spec!r} is not available in this trailcheck")
+    judge: Judge = judge_class(model)
+    return judge
+
+
+def _judge_from_factory(reference: str) -> Judge:
+    factory = resolve_reference(reference, what="judge factory")
+    if not callable(factory):
+        raise UsageError(f"judge factory {reference!r} is not callable")
+    judge = factory()
+    if not isinstance(judge, Judge):
+        raise UsageError(
+            f"judge factory {reference!r} returned {type(judge).__name__}, not a judge"
+            " (an object with a version, describe() and async judge(item))"
+        )
+    return judge
+
+
+async def _judge_all(
+    judges: Sequence[Judge],
+    labels: Sequence[HumanLabel],
+    traces: Sequence[Path],
+    concurrency: int,
+    models: JudgeModels,
+) -> list[JudgeRun]:
+    needs_traces = [j for j in judges if not isinstance(j, ReplayJudge)]
+    if needs_traces and not traces:
+        raise UsageError("a model judge reads the labelled traces: give --traces FILE")
+    items = load_items(traces) if traces else {}
+    try:
+        return [
+            JudgeRun.of(judge, await judge_labelled(judge, labels, items, concurrency))
+            for judge in judges
+        ]
+    finally:
+        if models.model is not None:
+            await models.model.aclose()
+
+
+def calibrate_command(
+    *,
+    labels_path: Path,
+    judge_spec: str,
+    candidate_spec: str | None,
+    traces: list[Path] | None,
+    model: str | None,
+    base_url: str | None,
+    api_key_env: str,
+    concurrency: int,
+    seed: int,
+    validation_fraction: float,
+    as_json: bool,
+    out: Path | None,
+) -> None:
+    """The body of :func:`trailcheck.commands.judge.calibrate_command`."""
+    labels = load_labels(labels_path)
+    models = JudgeModels(model, base_url, api_key_env)
+    judges = [build_judge(judge_spec, models)]
+    if candidate_spec is not None:
+        judges.append(build_judge(candidate_spec, models))
+    runs = asyncio.run(_judge_all(judges, labels, traces or [], concurrency, models))
+    options = CalibrationOptions(seed=seed, validation_fraction=validation_fraction)
+    report = calibrate(
+        labels, runs[0], candidate=runs[1] if len(runs) > 1 else None, options=options
+    )
+    if out is not None:
+        try:
+            out.write_bytes(orjson.dumps(calibration_json(report), option=orjson.OPT_INDENT_2))
+        except OSError as error:
+            raise UsageError(f"{out}: cannot write: {error.strerror or error}") from None
+    if as_json:
+        sys.stdout.write(
+            orjson.dumps(calibration_json(report), option=orjson.OPT_INDENT_2).decode()
+        )
+        sys.stdout.write("\n")
+    else:
+        stdout.print(render_calibration(report))
+
+
+def lint_command(dataset_path: Path) -> None:
+    """The body of :func:`trailcheck.commands.judge.lint_command`."""
+    dataset = load_dataset(dataset_path)
+    flagged = 0
+    for case in dataset.cases:
+        for index, rubric in enumerate(case.rubrics):
+            for problem in lint_rubric(rubric):
+                flagged += 1
+                stdout.print(
+                    f"{dataset_path}: case {case.id!r} rubrics[{index}]: {problem.kind}:"
+                    f" {problem.message}",
+                    markup=False,
+                    soft_wrap=True,
+                )
+    rubrics = sum(len(case.rubrics) for case in dataset.cases)
+    stdout.print(f"{rubrics} rubric(s) checked, {flagged} problem(s)", markup=False)
+    if flagged:
+        raise typer.Exit(1)

@@ -1,0 +1,101 @@
+"""The CLI starts light: reading the commands and printing any command's help imports no heavy
+dependency and none of trailcheck's implementation; the values the option declarations spell
+out are the library's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import version
+from typing import get_args
+
+import trailcheck.ingest.formats
+import trailcheck.ingest.otlp_ids
+import trailcheck.loop
+import trailcheck.serve
+import trailcheck.store
+from trailcheck.commands import demo_pitwall, loop, options, serve
+from trailcheck.demo.pitwall import showcase
+
+# Dependencies that take from a tenth of a second to seconds to import, or that come only with
+# an extra; and trailcheck's own implementation, which the commands import when they run.
+HEAVY = (
+    "sqlalchemy",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "grpc",
+    "sklearn",
+    "scipy",
+    "numpy",
+    "openai",
+    "psycopg",
+    "opentelemetry",
+    "yaml",
+    "httpx",
+    "trailcheck.trace",
+    "trailcheck.ingest",
+    "trailcheck.store",
+    "trailcheck.run",
+    "trailcheck.cases",
+    "trailcheck.report",
+    "trailcheck.serve",
+    "trailcheck.loop",
+    "trailcheck.judge",
+)
+
+# Imports the CLI, builds the command tree, prints --version, the top-level help and every
+# command's and group's help, then lists the heavy modules that got imported.
+EVERY_HELP = f"""
+import contextlib, io, sys
+import typer.main
+from trailcheck.cli import app, run_cli
+
+def paths(command, path):
+    yield path
+    for name, sub in sorted(getattr(command, "commands", {{}}).items()):
+        yield from paths(sub, [*path, name])
+
+shown = io.StringIO()
+with contextlib.redirect_stdout(shown):
+    assert run_cli(["--version"]) == 0
+    for path in paths(typer.main.get_command(app), []):
+        assert run_cli([*path, "--help"]) == 0, path
+assert "Usage: trailcheck serve" in shown.getvalue()
+heavy = {HEAVY!r}
+print(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy)))
+"""
+
+
+def test_every_help_imports_nothing_heavy() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", EVERY_HELP], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_import_trailcheck_loads_the_trace_model_on_first_use() -> None:
+    code = (
+        "import sys, trailcheck;"
+        " print('trailcheck.trace' in sys.modules);"
+        " from trailcheck import Trace;"
+        " from trailcheck.trace import Trace as Model;"
+        " print(Trace is Model, trailcheck.__version__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", version("trailcheck")]
+
+
+def test_the_values_the_options_spell_out_are_the_librarys() -> None:
+    assert options.FORMAT_NAMES == trailcheck.ingest.formats.FORMAT_NAMES
+    assert get_args(options.IdEncoding) == get_args(trailcheck.ingest.otlp_ids.IdEncoding)
+    assert serve.TOKEN_ENV == trailcheck.serve.TOKEN_ENV
+    assert serve.DEFAULT_IDLE_TIMEOUT_S == trailcheck.serve.DEFAULT_IDLE_TIMEOUT_S
+    assert serve.DEFAULT_SETTLE_S == trailcheck.serve.DEFAULT_SETTLE_S
+    assert serve.DEFAULT_MAX_BODY_BYTES == trailcheck.serve.DEFAULT_MAX_BODY_BYTES
+    assert loop.SIMILARITY_THRESHOLD == trailcheck.loop.SIMILARITY_THRESHOLD
+    assert demo_pitwall.DEMO_K == showcase.DEMO_K
+    db_help = get_args(options.DbOption)[1].help
+    assert f"${trailcheck.store.DB_ENV}" in db_help
+    assert str(trailcheck.store.DEFAULT_DB_PATH) in db_help
