@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -63,6 +64,13 @@ def _claim_rules(claims: list[ClaimSpec] | None) -> tuple[ClaimRule, ...]:
     return DEFAULT_CLAIM_RULES if claims is None else tuple(c.rule() for c in claims)
 
 
+def _compiled_claims(
+    claims: list[ClaimSpec] | None,
+) -> tuple[tuple[ClaimRule, re.Pattern[str]], ...]:
+    """Each claim rule with its pattern compiled as the termination scorer reads it."""
+    return tuple((rule, re.compile(rule.pattern, re.IGNORECASE)) for rule in _claim_rules(claims))
+
+
 class UnsupportedClaimRule(DetectionRule):
     """An answer claiming a change the state does not show."""
 
@@ -71,13 +79,17 @@ class UnsupportedClaimRule(DetectionRule):
     kind: Literal["unsupported_claim"] = "unsupported_claim"
     claims: list[ClaimSpec] | None = None
 
+    @cached_property
+    def _claims(self) -> tuple[tuple[ClaimRule, re.Pattern[str]], ...]:
+        return _compiled_claims(self.claims)
+
     def hits(self, trace: Trace) -> list[Hit]:
         if trace.state_after is None or not has_answer(trace):
             return []
         answer = trace.final_text
         found: list[Hit] = []
-        for rule in _claim_rules(self.claims):
-            said = re.search(rule.pattern, answer, re.IGNORECASE)
+        for rule, pattern in self._claims:
+            said = pattern.search(answer)
             if said is None:
                 continue
             problem = unsupported_claim(rule, trace)
@@ -98,33 +110,39 @@ class ErrorIgnoredRule(DetectionRule):
 
     _compiles = field_validator("success_pattern")(valid_regex)
 
+    @cached_property
+    def _patterns(self) -> tuple[re.Pattern[str], ...]:
+        success = re.compile(self.success_pattern, re.IGNORECASE)
+        return (success, *(pattern for _, pattern in _compiled_claims(self.claims)))
+
     def _success(self, answer: str) -> str | None:
-        patterns = [self.success_pattern, *(r.pattern for r in _claim_rules(self.claims))]
-        for pattern in patterns:
-            said = re.search(pattern, answer, re.IGNORECASE)
+        for pattern in self._patterns:
+            said = pattern.search(answer)
             if said is not None:
                 return said.group(0)
         return None
 
     def hits(self, trace: Trace) -> list[Hit]:
-        said = self._success(trace.final_text) if has_answer(trace) else None
+        calls = trace.tool_calls
+        # The calls first: most runs have no unrecovered error, and then the answer is not read.
+        ignored = [
+            call
+            for index, call in enumerate(calls)
+            if not call.succeeded
+            and not any(c.name == call.name and c.succeeded for c in calls[index + 1 :])
+        ]
+        said = self._success(trace.final_text) if ignored and has_answer(trace) else None
         if said is None:
             return []
-        calls = trace.tool_calls
-        found: list[Hit] = []
-        for index, call in enumerate(calls):
-            if call.succeeded:
-                continue
-            if any(c.name == call.name and c.succeeded for c in calls[index + 1 :]):
-                continue
-            found.append(
-                Hit(
-                    f"{call.name} at {call.span_id} failed ({call.error}) and was not retried"
-                    f' successfully, yet the answer says "{said}"',
-                    (call.span_id, *last_llm_span(trace)),
-                )
+        answer_span = last_llm_span(trace)
+        return [
+            Hit(
+                f"{call.name} at {call.span_id} failed ({call.error}) and was not retried"
+                f' successfully, yet the answer says "{said}"',
+                (call.span_id, *answer_span),
             )
-        return found
+            for call in ignored
+        ]
 
 
 class GroundingRule(DetectionRule):
@@ -136,14 +154,28 @@ class GroundingRule(DetectionRule):
     threshold: float = Field(1.0, ge=0.0, le=1.0)
     day_first: bool = False
 
+    @cached_property
+    def _scorer(self) -> GroundingScorer:
+        return GroundingScorer(threshold=self.threshold, day_first=self.day_first)
+
     def hits(self, trace: Trace) -> list[Hit]:
-        if not has_answer(trace):
+        if not has_answer(trace) or self._passes(_input_only(trace)):
             return []
-        scorer = GroundingScorer(threshold=self.threshold, day_first=self.day_first)
-        score = scorer.score(trace, _NO_CASE)
+        score = self._scorer.score(trace, _NO_CASE)
         if score is None or score.passed:
             return []
         return [Hit(score.reason, last_llm_span(trace))]
+
+    def _passes(self, trace: Trace) -> bool:
+        score = self._scorer.score(trace, _NO_CASE)
+        return score is None or score.passed
+
+
+def _input_only(trace: Trace) -> Trace:
+    """``trace`` without its spans: the user input is its only evidence. Evidence only adds
+    support, so an answer grounded on this copy is grounded on the trace, and the tool calls'
+    arguments and results (most of a trace, and most of grounding's cost) need not be read."""
+    return trace.model_copy(update={"spans": []})
 
 
 def _agent_error(trace: Trace) -> tuple[str, str] | None:

@@ -22,10 +22,10 @@ and date arguments that contradict the user.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from trailcheck.loop.rule import DetectionRule, Hit
 from trailcheck.policy import PolicySpec, violations
@@ -68,8 +68,6 @@ class EfficiencyRule(DetectionRule):
     ignore_tools: list[str] = Field(default_factory=list)
     errored_calls: ErroredCalls = "count"
 
-    _scorer: EfficiencyScorer = PrivateAttr()
-
     @model_validator(mode="after")
     def _build_scorer(self) -> EfficiencyRule:
         checks = (self.max_identical_calls, self.loop_repeats, self.call_repeats)
@@ -79,7 +77,14 @@ class EfficiencyRule(DetectionRule):
                 " loop_repeats, call_repeats, max_tool_calls or max_model_calls"
             )
         # The scorer checks its own settings (minimums); its ValueError names the setting.
-        self._scorer = EfficiencyScorer(
+        _ = self._scorer
+        return self
+
+    # A cached property rather than a private attribute: read once per trace, and pydantic's
+    # private attribute lookup costs a microsecond each time.
+    @cached_property
+    def _scorer(self) -> EfficiencyScorer:
+        return EfficiencyScorer(
             max_identical_calls=self.max_identical_calls,
             loop_repeats=self.loop_repeats,
             loop_match=self.loop_match,
@@ -89,7 +94,6 @@ class EfficiencyRule(DetectionRule):
             ignore_tools=tuple(self.ignore_tools),
             errored_calls=self.errored_calls,
         )
-        return self
 
     def hits(self, trace: Trace) -> list[Hit]:
         return [
@@ -108,13 +112,17 @@ class RateLimitRetryRule(DetectionRule):
 
     _compiles = field_validator("error_pattern")(valid_regex)
 
+    @cached_property
+    def _error(self) -> re.Pattern[str]:
+        return re.compile(self.error_pattern)
+
     def hits(self, trace: Trace) -> list[Hit]:
         calls = trace.tool_calls
         found: list[Hit] = []
         for index, call in enumerate(calls):
             if call.error is None or call.end_ns is None:
                 continue
-            if re.search(self.error_pattern, call.error) is None:
+            if self._error.search(call.error) is None:
                 continue
             retry = next((c for c in calls[index + 1 :] if c.name == call.name), None)
             if retry is None:
@@ -132,16 +140,16 @@ class RateLimitRetryRule(DetectionRule):
         return found
 
 
-def _date_values(arguments: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    """``(argument path, text)`` for every text value of the arguments, at any depth."""
+def _text_arguments(arguments: Any, path: str, found: list[tuple[str, str]]) -> None:
+    """Appends ``(argument path, text)`` for every text value of the arguments, at any depth."""
     if isinstance(arguments, str):
-        yield path, arguments
+        found.append((path, arguments))
     elif isinstance(arguments, dict):
         for key, value in arguments.items():
-            yield from _date_values(value, f"{path}.{key}" if path else str(key))
+            _text_arguments(value, f"{path}.{key}" if path else str(key), found)
     elif isinstance(arguments, list):
         for index, value in enumerate(arguments):
-            yield from _date_values(value, f"{path}[{index}]")
+            _text_arguments(value, f"{path}[{index}]", found)
 
 
 class DateArgumentRule(DetectionRule):
@@ -163,32 +171,38 @@ class DateArgumentRule(DetectionRule):
         month_days = {str(f.value) for f in figures if f.kind == "month_day"}
         return days, month_days
 
-    def _checked(self, call: ToolCall) -> Iterator[tuple[str, str, str]]:
-        """``(argument, text, ISO date)`` for the call's date arguments that are checked."""
-        if self.tools is not None and call.name not in self.tools:
-            return
-        for argument, text in _date_values(call.arguments):
-            if self.arguments is not None and argument not in self.arguments:
+    def _dated(self, trace: Trace) -> list[tuple[ToolCall, str, str, str]]:
+        """``(call, argument, text, ISO date)`` for the date arguments checked, in call order."""
+        dated: list[tuple[ToolCall, str, str, str]] = []
+        for call in trace.tool_calls:
+            if self.tools is not None and call.name not in self.tools:
                 continue
-            parsed = parse_date(text, day_first=self.day_first)
-            if parsed is not None:
-                yield argument, text, parsed.isoformat()
+            texts: list[tuple[str, str]] = []
+            _text_arguments(call.arguments, "", texts)
+            for argument, text in texts:
+                if self.arguments is not None and argument not in self.arguments:
+                    continue
+                parsed = parse_date(text, day_first=self.day_first)
+                if parsed is not None:
+                    dated.append((call, argument, text, parsed.isoformat()))
+        return dated
 
     def hits(self, trace: Trace) -> list[Hit]:
+        # The arguments first: most calls have no date argument, and then the input need not
+        # be scanned for figures (the costly part).
+        dated = self._dated(trace)
+        if not dated:
+            return []
         days, month_days = self._asked(trace)
         if not days and not month_days:
             return []
         asked = ", ".join(sorted(days | {f"--{md}" for md in month_days}))
-        found: list[Hit] = []
-        for call in trace.tool_calls:
-            for argument, text, iso in self._checked(call):
-                if iso in days or iso[5:] in month_days:
-                    continue
-                found.append(
-                    Hit(
-                        f"{call.name} at {call.span_id}: {argument}={text!r} is {iso}, but the"
-                        f" user input names {asked}",
-                        (call.span_id,),
-                    )
-                )
-        return found
+        return [
+            Hit(
+                f"{call.name} at {call.span_id}: {argument}={text!r} is {iso}, but the"
+                f" user input names {asked}",
+                (call.span_id,),
+            )
+            for call, argument, text, iso in dated
+            if iso not in days and iso[5:] not in month_days
+        ]

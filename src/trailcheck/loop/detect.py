@@ -22,13 +22,13 @@ def detect(
     are not run: a lost span may hide a failure or fake one."""
     chosen = builtin_rules() if rules is None else tuple(rules)
     gaps = GapTally() if gaps is None else gaps
+    # What each rule needs, asked once rather than per trace.
+    needs = [(rule, rule.needs_content, needs_complete_trace(rule)) for rule in chosen]
     for trace in traces:
-        gap = gaps.add(trace)
+        gap = gaps.add(trace) is not None
         incomplete = incompleteness(trace) is not None
-        for rule in chosen:
-            if gap is not None and rule.needs_content:
-                continue
-            if incomplete and needs_complete_trace(rule):
+        for rule, needs_content, needs_complete in needs:
+            if (gap and needs_content) or (incomplete and needs_complete):
                 continue
             finding = rule.detect(trace)
             if finding is not None:

@@ -127,8 +127,8 @@ class ToolAgent:
             render=_result_content,
         )
         while (stop := self._meter.before_model_call()) is None:
-            reply = await self._call_model(context)
-            self._history.append(reply.as_message())
+            reply, said = await self._call_model(context)
+            self._history.append(said)
             if not reply.tool_calls:
                 return reply.text or ""
             stop = self._meter.before_tool_calls(len(reply.tool_calls))
@@ -173,17 +173,20 @@ class ToolAgent:
             "policies": [rule.summary for rule in self.guard.rules] if self.guard else [],
         }
 
-    async def _call_model(self, context: TrialContext) -> Reply:
+    async def _call_model(self, context: TrialContext) -> tuple[Reply, Message]:
+        """The model's reply, and the assistant message it is (recorded, and for the history:
+        one frozen message serves both)."""
         messages = list(self._history)
         if context.rate_limiter is not None:
             await context.rate_limiter.acquire()
         with context.recorder.model(model=self.model.name, input_messages=messages) as call:
             reply = await self.model.complete(messages, self._declarations)
-            call.record_reply([reply.as_message()], usage=reply.usage, response_model=reply.model)
+            said = reply.as_message()
+            call.record_reply([said], usage=reply.usage, response_model=reply.model)
             if reply.finish_reason is not None:
                 call.set_attribute(_FINISH_REASONS, [reply.finish_reason])
         self._meter.charge_model_call(reply.usage)
-        return reply
+        return reply, said
 
 
 def _result_content(result: Any) -> str:
