@@ -5,12 +5,15 @@ and one for the answer, tool calls with JSON arguments and JSON results: orders,
 refunds) for 40 cases made from 5 templates, writes them as trailcheck JSONL, then times, over
 several rounds in the same run:
 
-- trailcheck reading (``Trace.model_validate_json`` per line, as ``trailcheck score`` reads) and
-  grading (``grade`` with the trajectory, arguments and efficiency scorers), every line;
+- trailcheck reading and grading (the trajectory, arguments and efficiency scorers), every line,
+  on both paths: the lean path (``decode_lean_trace`` into msgspec structs, then ``grade_lean``,
+  which builds no pydantic model) and the pydantic path (``Trace.model_validate_json``, then
+  ``grade``); both give the same verdicts, which the run checks;
 - each installed peer, end to end on the first ``--peer-traces`` lines of the same file: parse
   the line, build the peer's own objects, score (see ``benchmarks/peers/``).
 
-Prints per-trace medians, the ratios and the two targets. Peers are installed only in the
+Prints per-trace medians on one core, the ratios (to trailcheck's lean path end to end) and the
+two targets, measured on the lean path. Peers are installed only in the
 benchmark's own environment, never as project dependencies::
 
     uv run --project benchmarks/peers python benchmarks/scoring_speed.py --traces 100000
@@ -38,9 +41,19 @@ from peers.catalog import PEERS
 from peers.corpus import make_corpus
 from peers.peer import LineGrader, Peer
 from trailcheck.cases import Case
+from trailcheck.errors import RecordError
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
-from trailcheck.scorers import ArgumentsScorer, EfficiencyScorer, Scorer, TrajectoryScorer, grade
-from trailcheck.trace import Trace
+from trailcheck.scorers import (
+    ArgumentsScorer,
+    EfficiencyScorer,
+    Grade,
+    LeanGrade,
+    Scorer,
+    TrajectoryScorer,
+    grade,
+    grade_lean,
+)
+from trailcheck.trace import LeanTrace, Trace, decode_lean_trace
 
 NETWORK_EVENTS = frozenset({"socket.connect", "socket.getaddrinfo", "socket.sendto"})
 network_attempts: list[str] = []
@@ -77,14 +90,47 @@ class TrailcheckRound:
     grade: Tally
     subset: Tally
     """End to end on the first ``--peer-traces`` lines: the baseline of the peers' ratios."""
+    verdicts: list[bool]
+    """Each line's verdict (a rejected line: False), to check that both paths agree."""
+
+
+@dataclass(frozen=True)
+class TrailcheckPath:
+    """One way trailcheck reads and grades a line."""
+
+    label: str
+    read: Callable[[bytes], Trace | LeanTrace]
+    grade: Callable[[Trace | LeanTrace, Case, Sequence[Scorer]], Grade | LeanGrade]
+
+
+def _read_pydantic(line: bytes) -> Trace:
+    return Trace.model_validate_json(line)
+
+
+def _grade_pydantic(trace: Trace | LeanTrace, case: Case, scorers: Sequence[Scorer]) -> Grade:
+    assert isinstance(trace, Trace)
+    return grade(trace, case, scorers)
+
+
+PATHS = (
+    TrailcheckPath("lean", decode_lean_trace, grade_lean),
+    TrailcheckPath("pydantic", _read_pydantic, _grade_pydantic),
+)
+READ_LABELS = {"lean": "decode_lean_trace", "pydantic": "Trace.model_validate_json"}
+GRADE_LABELS = {"lean": "grade_lean", "pydantic": "grade"}
 
 
 def time_trailcheck(
-    lines: Sequence[bytes], cases: Mapping[str, Case], scorers: Sequence[Scorer], subset: int
+    path: TrailcheckPath,
+    lines: Sequence[bytes],
+    cases: Mapping[str, Case],
+    scorers: Sequence[Scorer],
+    subset: int,
 ) -> TrailcheckRound:
-    """Per line: read, then grade, each timed on its own. The Trace is read afresh every round,
+    """Per line: read, then grade, each timed on its own. The trace is read afresh every round,
     so no derived view (``tool_calls``) cached by an earlier round helps grading."""
     read, graded, first = Tally(traces=len(lines)), Tally(traces=len(lines)), Tally()
+    verdicts: list[bool] = []
     read_ns = grade_ns = 0
     clock = time.perf_counter_ns
     for index, line in enumerate(lines):
@@ -92,20 +138,22 @@ def time_trailcheck(
             first = Tally((read_ns + grade_ns) / 1e9, subset, graded.passed, graded.errors)
         began = clock()
         try:
-            trace = Trace.model_validate_json(line)
-        except ValidationError as error:  # a line trailcheck rejects is counted, not fatal
+            trace = path.read(line)
+        except (ValidationError, RecordError) as error:  # a rejected line is counted, not fatal
             read.fail(error)
+            verdicts.append(False)
             continue
         was_read = clock()
-        outcome = grade(trace, cases[trace.metadata["case_id"]], scorers)
+        outcome = path.grade(trace, cases[trace.metadata["case_id"]], scorers)
         read_ns += was_read - began
         grade_ns += clock() - was_read
         graded.passed += outcome.passed
         graded.errors += len(outcome.failures)
+        verdicts.append(outcome.passed)
     read.seconds, graded.seconds = read_ns / 1e9, grade_ns / 1e9
     if subset >= len(lines):
         first = Tally((read_ns + grade_ns) / 1e9, len(lines), graded.passed, graded.errors)
-    return TrailcheckRound(read, graded, first)
+    return TrailcheckRound(read, graded, first, verdicts)
 
 
 def time_bare(lines: Sequence[bytes]) -> Tally:
@@ -181,36 +229,28 @@ def _row(label: str, tallies: Sequence[Tally], baseline: float | None, *, verdic
 
 
 def print_table(
-    rounds: Sequence[TrailcheckRound],
+    rounds: Mapping[str, Sequence[TrailcheckRound]],
     peers: Mapping[str, Sequence[Tally]],
     bare: Sequence[Tally],
     subset: int,
 ) -> None:
-    """Per-trace medians over the rounds, one row per contender."""
-    baseline = _median([r.subset for r in rounds], lambda t: t.micros)
-    total = statistics.median(r.read.micros + r.grade.micros for r in rounds)
+    """Per-trace medians over the rounds, one row per contender; ratios to the lean path."""
+    baseline = _median([r.subset for r in rounds["lean"]], lambda t: t.micros)
     header = f"{'':<{WIDTH}}{'µs/trace':>9} {'x tc':>9} {'passed':>7}  errors"
     print(header, "-" * len(header), sep="\n")
     print(_row("orjson.loads of the line (builds nothing)", bare, None, verdicts=False))
-    print(
-        _row(
-            "trailcheck read (Trace.model_validate_json)",
-            [r.read for r in rounds],
-            None,
-            verdicts=False,
-        )
-    )
-    print(
-        _row(
-            "trailcheck grade (trajectory, arguments, efficiency)",
-            [r.grade for r in rounds],
-            None,
-            verdicts=True,
-        )
-    )
-    print(f"{'trailcheck end to end':<{WIDTH}}{total:>9.1f}")
+    for label, path_rounds in rounds.items():
+        read = f"trailcheck {label} read ({READ_LABELS[label]})"
+        print(_row(read, [r.read for r in path_rounds], None, verdicts=False))
+        scored = f"trailcheck {label} grade ({GRADE_LABELS[label]})"
+        print(_row(scored, [r.grade for r in path_rounds], None, verdicts=True))
+        total = statistics.median(r.read.micros + r.grade.micros for r in path_rounds)
+        print(f"{f'trailcheck {label} end to end':<{WIDTH}}{total:>9.1f}")
     rows = {
-        f"trailcheck end to end, first {subset}": [r.subset for r in rounds],
+        **{
+            f"trailcheck {label} end to end, first {subset}": [r.subset for r in path_rounds]
+            for label, path_rounds in rounds.items()
+        },
         **{f"{label} end to end, first {subset}": tallies for label, tallies in peers.items()},
     }
     for label, tallies in rows.items():
@@ -218,23 +258,30 @@ def print_table(
     print(LEGEND, end="\n\n")
 
 
-def print_targets(rounds: Sequence[TrailcheckRound], peers: Mapping[str, Sequence[Tally]]) -> None:
-    read = _median([r.read for r in rounds], lambda t: t.micros)
-    graded = _median([r.grade for r in rounds], lambda t: t.micros)
-    baseline = _median([r.subset for r in rounds], lambda t: t.micros)
+def print_targets(
+    rounds: Mapping[str, Sequence[TrailcheckRound]], peers: Mapping[str, Sequence[Tally]]
+) -> None:
+    lean = rounds["lean"]
+    read = _median([r.read for r in lean], lambda t: t.micros)
+    graded = _median([r.grade for r in lean], lambda t: t.micros)
+    baseline = _median([r.subset for r in lean], lambda t: t.micros)
     if peers:
         fastest = min(peers, key=lambda label: _median(peers[label], lambda t: t.micros))
         speedup = _median(peers[fastest], lambda t: t.micros) / baseline
         print(
-            f"target: trailcheck end to end >= 10x faster than the fastest peer ({fastest}):"
-            f" {speedup:.2f}x  {'PASS' if speedup >= 10 else 'MISS'}"
+            f"target: trailcheck (lean) end to end >= 10x faster than the fastest peer"
+            f" ({fastest}): {speedup:.2f}x  {'PASS' if speedup >= 10 else 'MISS'}"
         )
     else:
         print("target: trailcheck end to end >= 10x faster than the fastest peer: no peer ran")
     print(
-        f"target: grading cheaper than reading: grade {graded:.1f} µs, read {read:.1f} µs"
+        f"target: grading cheaper than reading (lean): grade {graded:.1f} µs, read {read:.1f} µs"
         f" (grade/read {graded / read:.2f})  {'PASS' if graded < read else 'MISS'}"
     )
+    same = all(
+        r.verdicts == lean[0].verdicts for path_rounds in rounds.values() for r in path_rounds
+    )
+    print(f"lean and pydantic verdicts agree on every line: {'yes' if same else 'NO'}")
 
 
 def print_setup(args: argparse.Namespace, size_kb: float, spans: float, cases: int) -> None:
@@ -278,15 +325,16 @@ def main() -> None:
     scorers = (TrajectoryScorer(), ArgumentsScorer(), EfficiencyScorer())
     subset = lines[: args.peer_traces]
 
-    rounds: list[TrailcheckRound] = []
+    rounds: dict[str, list[TrailcheckRound]] = {path.label: [] for path in PATHS}
     bare: list[Tally] = []
     peers: dict[str, list[Tally]] = {label: [] for label in graders}
     for _ in range(args.rounds):
         # Interleaved, so that a slower moment of the machine is shared, not pinned on one.
         gc.collect()
         bare.append(time_bare(lines))
-        gc.collect()
-        rounds.append(time_trailcheck(lines, cases, scorers, len(subset)))
+        for path in PATHS:
+            gc.collect()
+            rounds[path.label].append(time_trailcheck(path, lines, cases, scorers, len(subset)))
         for label, grade_line in graders.items():
             gc.collect()
             peers[label].append(time_peer(grade_line, subset))

@@ -25,6 +25,7 @@ def test_top_level_exports() -> None:
 def test_trace_exports() -> None:
     assert sorted(trailcheck.trace.__all__) == [
         "Finding",
+        "LeanTrace",
         "Message",
         "MessageToolCall",
         "ModelInvocation",
@@ -39,8 +40,10 @@ def test_trace_exports() -> None:
         "ToolCall",
         "ToolInvocation",
         "Trace",
+        "TraceView",
         "Usage",
         "canonical_json",
+        "decode_lean_trace",
         "parse_json_text",
         "summed_usage",
     ]

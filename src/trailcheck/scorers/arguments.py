@@ -23,17 +23,20 @@ from trailcheck.scorers.assignment import pair_most_matched
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.comparison import Mismatch, compare_field
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import Score, ratio
-from trailcheck.trace import ToolCall, Trace
+from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
+from trailcheck.trace import ToolCall
+from trailcheck.trace.views import TraceView
 
 
 def mismatches(expected: ExpectedInvocation, call: ToolCall) -> dict[str, Mismatch]:
     """Each expected field that ``call`` does not satisfy, by field name."""
-    found = {
-        key: compare_field(comparator, call.arguments, key)
-        for key, comparator in expected.arguments.items()
-    }
-    return {key: mismatch for key, mismatch in found.items() if mismatch is not None}
+    found: dict[str, Mismatch] = {}
+    arguments = call.arguments
+    for key, comparator in expected.arguments.items():
+        mismatch = compare_field(comparator, arguments, key)
+        if mismatch is not None:
+            found[key] = mismatch
+    return found
 
 
 def pair_invocations(
@@ -69,22 +72,36 @@ class _Tally:
     def add_tool(
         self, tool: str, expected: Sequence[ExpectedInvocation], calls: Sequence[ToolCall]
     ) -> None:
+        if len(expected) == 1 == len(calls):  # the common case: nothing to assign
+            self._add_pair(tool, 0, expected[0], calls[0], mismatches(expected[0], calls[0]))
+            return
         # Each expectation against each call, once: the pairing and the reasons both read it.
         missed_by_pair = [[mismatches(e, c) for c in calls] for e in expected]
         pairing = _paired(expected, missed_by_pair)
         for k, invocation in enumerate(expected):
-            fields = len(invocation.arguments)
-            self.total += fields
             if k not in pairing:
+                self.total += len(invocation.arguments)
                 self.problems.append(
                     f"{tool}[{k}]: no call to pair with"
                     f" ({len(expected)} expected, {len(calls)} made)"
                 )
                 continue
-            call = calls[pairing[k]]
-            self.evidence.append(call.span_id)
-            missed = missed_by_pair[k][pairing[k]]
-            self.matched += fields - len(missed)
+            self._add_pair(tool, k, invocation, calls[pairing[k]], missed_by_pair[k][pairing[k]])
+
+    def _add_pair(
+        self,
+        tool: str,
+        k: int,
+        invocation: ExpectedInvocation,
+        call: ToolCall,
+        missed: dict[str, Mismatch],
+    ) -> None:
+        """Expectation ``k`` of ``tool``, paired with ``call``, which missed ``missed``."""
+        fields = len(invocation.arguments)
+        self.total += fields
+        self.matched += fields - len(missed)
+        self.evidence.append(call.span_id)
+        if missed:
             self.problems.extend(f"{tool}[{k}].{key}: {m}" for key, m in missed.items())
 
 
@@ -110,25 +127,25 @@ class ArgumentsScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def score(self, trace: Trace, case: Case) -> Score | None:
+    def score(self, trace: TraceView, case: Case) -> Score | None:
+        return score_of(self.lean_score(trace, case))
+
+    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
         if not case.expected_arguments:
             return None
-        calls_by_tool: defaultdict[str, list[ToolCall]] = defaultdict(list)
-        for call in considered_calls(trace, ignore_tools=(), errored_calls=self.errored_calls):
-            calls_by_tool[call.name].append(call)
-        expected_by_tool: dict[str, list[ExpectedInvocation]] = defaultdict(list)
+        expected_by_tool: defaultdict[str, list[ExpectedInvocation]] = defaultdict(list)
         for invocation in case.expected_arguments:
             expected_by_tool[invocation.tool].append(invocation)
+        # The calls of the expected tools only: no other call is read.
+        calls_by_tool: dict[str, list[ToolCall]] = {tool: [] for tool in expected_by_tool}
+        for call in considered_calls(trace, ignore_tools=(), errored_calls=self.errored_calls):
+            same_tool = calls_by_tool.get(call.name)
+            if same_tool is not None:
+                same_tool.append(call)
         tally = _Tally()
         for tool, expected in expected_by_tool.items():
             tally.add_tool(tool, expected, calls_by_tool[tool])
         value = tally.matched / tally.total
         reason = "; ".join([f"arguments {ratio(tally.matched, tally.total)}", *tally.problems])
-        return Score(
-            scorer=self.name,
-            value=value,
-            passed=value >= self.threshold,
-            threshold=self.threshold,
-            reason=reason,
-            evidence=tuple(tally.evidence),
-        )
+        passed = value >= self.threshold
+        return LeanScore(self.name, value, passed, self.threshold, reason, tuple(tally.evidence))

@@ -58,6 +58,9 @@ def render(value: Any) -> str:
 def json_equal(expected: Any, actual: Any, *, int_equals_float: bool = False) -> bool:
     """Equal as JSON values, types included (``True`` is not ``1``; ``25`` is ``25.0`` only
     with ``int_equals_float``)."""
+    kind = type(expected)
+    if kind is type(actual) and (kind is str or kind is int or kind is float or kind is bool):
+        return bool(expected == actual)  # the common case, decided without the walk below
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
@@ -104,12 +107,20 @@ def fold_text(
 def _check_text(comparator: TextComparator, value: Any) -> str | None:
     if not isinstance(value, str):
         return f"{type(value).__name__}, not text"
-    settings = {
-        "case_sensitive": comparator.case_sensitive,
-        "accent_sensitive": comparator.accent_sensitive,
-        "whitespace_sensitive": comparator.whitespace_sensitive,
-    }
-    return None if fold_text(value, **settings) == fold_text(comparator.value, **settings) else ""
+    if value == comparator.value:
+        return None  # equal text is equal folded
+    case, accent, space = (
+        comparator.case_sensitive,
+        comparator.accent_sensitive,
+        comparator.whitespace_sensitive,
+    )
+    folded = fold_text(
+        value, case_sensitive=case, accent_sensitive=accent, whitespace_sensitive=space
+    )
+    expected = fold_text(
+        comparator.value, case_sensitive=case, accent_sensitive=accent, whitespace_sensitive=space
+    )
+    return None if folded == expected else ""
 
 
 def _check_number(comparator: NumberComparator, value: Any) -> str | None:

@@ -36,17 +36,19 @@ checks, or the calls checked when none failed.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar, Literal
 
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.comparison import render
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import Score, ratio
-from trailcheck.trace import Span, ToolCall, Trace, Usage, canonical_json, summed_usage
+from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
+from trailcheck.trace import ToolCall, summed_usage
+from trailcheck.trace.views import SpanView, TraceView, UsageView
 
 LoopMatch = Literal["arguments", "tool"]
 """When two calls count as the same for the loop detector."""
@@ -54,8 +56,8 @@ LoopMatch = Literal["arguments", "tool"]
 
 def call_key(call: ToolCall) -> Hashable:
     """A call as the redundancy and repeat checks compare calls: its tool and canonical
-    arguments."""
-    return (call.name, canonical_json(call.arguments))
+    arguments (:attr:`ToolCall.key`, computed once per call)."""
+    return call.key
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +117,11 @@ def find_repeats(keys: Sequence[Hashable], min_repeats: int) -> list[Repeat]:
     return found
 
 
-def model_calls(trace: Trace) -> list[Span]:
+def model_calls(trace: TraceView) -> list[SpanView]:
     """The llm spans that are not under another llm span (a call instrumented twice is one)."""
     by_id = {span.span_id: span for span in trace.spans}
 
-    def nested(span: Span) -> bool:
+    def nested(span: SpanView) -> bool:
         parent = span.parent_id
         while parent is not None:
             if by_id[parent].kind == "llm":
@@ -160,7 +162,7 @@ def _ceiling(label: str, figure: float | None, limit: float, source: str, unit: 
 
 
 def _usage_figure(
-    trace: Trace, pick: Callable[[Usage], float | None], name: str
+    trace: TraceView, pick: Callable[[UsageView], float | None], name: str
 ) -> tuple[float | None, str]:
     """A usage figure and where it came from: trace.usage first, else summed over llm spans."""
     if trace.usage is not None and pick(trace.usage) is not None:
@@ -211,24 +213,25 @@ class EfficiencyScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def checks(self, trace: Trace) -> list[Check]:
+    def checks(self, trace: TraceView) -> list[Check]:
         """The outcome of every enabled check, in the module's order."""
-        calls = considered_calls(
+        return self._checks(trace, self._calls(trace))
+
+    def _calls(self, trace: TraceView) -> Sequence[ToolCall]:
+        return considered_calls(
             trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
         )
+
+    def _checks(self, trace: TraceView, calls: Sequence[ToolCall]) -> list[Check]:
+        # Canonical keys are the costly part of the call checks: each check reads them only
+        # where its finding is possible (ToolCall.key computes each once).
         found: list[Check] = []
-        # Canonical keys are the costly part of these checks: computed once, when one is on.
-        keys: list[Hashable] = []
-        keyed = (self.max_identical_calls, self.loop_repeats, self.call_repeats)
-        if any(setting is not None for setting in keyed):
-            keys = [call_key(call) for call in calls]
         if self.max_identical_calls is not None:
-            found.append(_redundancy(calls, keys, self.max_identical_calls))
+            found.append(_redundancy(calls, self.max_identical_calls))
         if self.loop_repeats is not None:
-            loop_keys = [call.name for call in calls] if self.loop_match == "tool" else keys
-            found.append(_loops(calls, loop_keys, self.loop_repeats))
+            found.append(_loops(calls, self.loop_repeats, by_tool=self.loop_match == "tool"))
         if self.call_repeats is not None:
-            found.append(_repeats(calls, keys, self.call_repeats))
+            found.append(_repeats(calls, self.call_repeats))
         if self.max_tool_calls is not None:
             found.append(_count("tool calls", [c.span_id for c in calls], self.max_tool_calls))
         if self.max_model_calls is not None:
@@ -237,7 +240,7 @@ class EfficiencyScorer:
         found.extend(self._budget(trace))
         return found
 
-    def _budget(self, trace: Trace) -> list[Check]:
+    def _budget(self, trace: TraceView) -> list[Check]:
         found: list[Check] = []
         if self.max_latency_ms is not None:
             latency, source = _latency(trace)
@@ -250,36 +253,39 @@ class EfficiencyScorer:
             found.append(_ceiling("cost", cost, self.max_cost_usd, source, " USD"))
         return found
 
-    def score(self, trace: Trace, case: Case) -> Score | None:
-        checks = self.checks(trace)
+    def score(self, trace: TraceView, case: Case) -> Score | None:
+        return score_of(self.lean_score(trace, case))
+
+    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+        calls = self._calls(trace)
+        checks = self._checks(trace, calls)
         if not checks:
             return None
-        passed = [check for check in checks if check.passed]
         failed = [check for check in checks if not check.passed]
-        entries = [
-            f"{'failed' if not check.passed else 'ok'} {check.label}: {detail}"
-            for check in [*failed, *passed]
-            for detail in check.details
-        ]
-        reason = "; ".join(
-            [f"efficiency {ratio(len(passed), len(checks))} checks passed", *entries]
-        )
-        evidence = [span_id for check in failed for span_id in check.evidence]
-        if not failed:
-            evidence = [
-                call.span_id
-                for call in considered_calls(
-                    trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
-                )
-            ]
-        return Score(
-            scorer=self.name,
-            value=len(passed) / len(checks),
-            passed=not failed,
-            threshold=1.0,
-            reason=reason,
-            evidence=tuple(dict.fromkeys(evidence)),
-        )
+        # Most traces pass the same checks, with the same reason: that one is kept.
+        reason = _reason(checks) if failed else _passing_reason(tuple(checks))
+        if failed:
+            evidence = tuple(dict.fromkeys(i for check in failed for i in check.evidence))
+        else:
+            evidence = tuple(dict.fromkeys([call.span_id for call in calls]))
+        value = (len(checks) - len(failed)) / len(checks)
+        return LeanScore(self.name, value, not failed, 1.0, reason, evidence)
+
+
+def _reason(checks: Sequence[Check]) -> str:
+    """``efficiency 1/2=0.500 checks passed; failed loops: ...; ok redundant calls: ...``:
+    failed checks first."""
+    passed = [check for check in checks if check.passed]
+    failed = [check for check in checks if not check.passed]
+    entries = [
+        f"{'failed' if not check.passed else 'ok'} {check.label}: {detail}"
+        for check in [*failed, *passed]
+        for detail in check.details
+    ]
+    return "; ".join([f"efficiency {ratio(len(passed), len(checks))} checks passed", *entries])
+
+
+_passing_reason = lru_cache(maxsize=256)(_reason)
 
 
 def _count(label: str, span_ids: Sequence[str], limit: int) -> Check:
@@ -292,7 +298,7 @@ def _count(label: str, span_ids: Sequence[str], limit: int) -> Check:
     )
 
 
-def _latency(trace: Trace) -> tuple[float | None, str]:
+def _latency(trace: TraceView) -> tuple[float | None, str]:
     if trace.usage is not None and trace.usage.latency_ms is not None:
         return trace.usage.latency_ms, "(from trace.usage)"
     duration = trace.duration_ns
@@ -301,7 +307,7 @@ def _latency(trace: Trace) -> tuple[float | None, str]:
     return None, "no latency_ms in trace.usage and a span has not ended"
 
 
-def _tokens(trace: Trace) -> tuple[float | None, str]:
+def _tokens(trace: TraceView) -> tuple[float | None, str]:
     """Input + output tokens; both figures must be known, or the total is unknown."""
     inputs, in_source = _usage_figure(trace, lambda u: u.input_tokens, "input_tokens")
     outputs, out_source = _usage_figure(trace, lambda u: u.output_tokens, "output_tokens")
@@ -313,21 +319,37 @@ def _tokens(trace: Trace) -> tuple[float | None, str]:
     return inputs + outputs, source
 
 
-def _redundancy(calls: Sequence[ToolCall], keys: Sequence[Hashable], limit: int) -> Check:
+def _redundancy(calls: Sequence[ToolCall], limit: int) -> Check:
+    # Only calls of a tool called more than ``limit`` times can be made more than ``limit``
+    # times: the others' keys are not needed.
+    names = [call.name for call in calls]
+    if len(set(names)) == len(names):  # no tool called twice: the common case
+        return _no_redundancy(limit)
+    crowded = {name for name, count in Counter(names).items() if count > limit}
     groups: defaultdict[Hashable, list[ToolCall]] = defaultdict(list)
-    for call, key in zip(calls, keys, strict=True):
-        groups[key].append(call)
+    for call in calls:
+        if call.name in crowded:
+            groups[call.key].append(call)
     over = [group for group in groups.values() if len(group) > limit]
+    if not over:
+        return _no_redundancy(limit)
     details = tuple(
         f"{g[0].name} {render(g[0].arguments)} {len(g)} times > {limit} at {_ids(g)}" for g in over
     )
     evidence = tuple(call.span_id for group in over for call in group)
-    if not over:
-        details = (f"no call made more than {limit} times",)
-    return Check("redundant calls", not over, details, evidence)
+    return Check("redundant calls", False, details, evidence)
 
 
-def _loops(calls: Sequence[ToolCall], keys: Sequence[Hashable], min_repeats: int) -> Check:
+@lru_cache(maxsize=64)
+def _no_redundancy(limit: int) -> Check:
+    return Check("redundant calls", True, (f"no call made more than {limit} times",))
+
+
+def _loops(calls: Sequence[ToolCall], min_repeats: int, *, by_tool: bool) -> Check:
+    keys: list[Hashable] = []
+    # No run of two or more calls fits ``min_repeats`` times in fewer calls than this.
+    if len(calls) >= 2 * min_repeats:
+        keys = [call.name if by_tool else call.key for call in calls]
     loops = find_loops(keys, min_repeats)
     details: list[str] = []
     evidence: list[str] = []
@@ -337,8 +359,13 @@ def _loops(calls: Sequence[ToolCall], keys: Sequence[Hashable], min_repeats: int
         details.append(f"{names} repeated {loop.repeats} times >= {min_repeats} at {_ids(stretch)}")
         evidence.extend(call.span_id for call in stretch)
     if not loops:
-        details.append(f"no run of 2+ calls repeated {min_repeats} times in a row")
-    return Check("loops", not loops, tuple(details), tuple(dict.fromkeys(evidence)))
+        return _no_loops(min_repeats)
+    return Check("loops", False, tuple(details), tuple(dict.fromkeys(evidence)))
+
+
+@lru_cache(maxsize=64)
+def _no_loops(min_repeats: int) -> Check:
+    return Check("loops", True, (f"no run of 2+ calls repeated {min_repeats} times in a row",))
 
 
 # A repeated call's arguments as its reason shows them, at most: the span ids lead to the rest.
@@ -353,7 +380,8 @@ def _call_text(call: ToolCall) -> str:
     return f"{call.name}({shown})"
 
 
-def _repeats(calls: Sequence[ToolCall], keys: Sequence[Hashable], min_repeats: int) -> Check:
+def _repeats(calls: Sequence[ToolCall], min_repeats: int) -> Check:
+    keys = [call.key for call in calls] if len(calls) >= min_repeats else []
     repeats = find_repeats(keys, min_repeats)
     details: list[str] = []
     evidence: list[str] = []

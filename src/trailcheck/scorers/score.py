@@ -5,17 +5,25 @@ class variables, and ``score(trace, case)``. It returns a :class:`Score`, or ``N
 case does not ask for what it checks (``expected_tools`` absent, no ``expected_arguments``): a
 check that was not asked for produces no Score at all, so nothing can count it as a pass. A
 scorer that raises is recorded by :func:`run_scorer` as a :class:`ScorerFailure`.
+
+A built-in scorer also has ``lean_score(trace, case)``, which reads any
+:class:`~trailcheck.trace.views.TraceView` and returns a :class:`LeanScore`: the same fields,
+not validated again, so grading in bulk builds no pydantic model per trace
+(:func:`~trailcheck.scorers.grade.grade_lean`); ``score`` is that, made a Score.
 """
 
 from __future__ import annotations
 
 import traceback
+from functools import lru_cache
 from typing import ClassVar, Protocol, runtime_checkable
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field
 
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.trace import Trace
+from trailcheck.trace.views import TraceView
 
 
 class Score(BaseModel):
@@ -31,6 +39,39 @@ class Score(BaseModel):
     reason: str
     evidence: tuple[str, ...] = ()
     """Span ids of the spans the score was computed from."""
+
+
+class LeanScore(msgspec.Struct, frozen=True, gc=False):
+    """A :class:`Score` as bulk grading keeps it: the same fields, made by a built-in scorer
+    (which keeps the Score's constraints) and not validated again until :meth:`to_score`."""
+
+    scorer: str
+    value: float
+    passed: bool
+    threshold: float
+    reason: str
+    evidence: tuple[str, ...] = ()
+
+    def to_score(self) -> Score:
+        return Score(
+            scorer=self.scorer,
+            value=self.value,
+            passed=self.passed,
+            threshold=self.threshold,
+            reason=self.reason,
+            evidence=self.evidence,
+        )
+
+    @classmethod
+    def from_score(cls, score: Score) -> LeanScore:
+        return cls(
+            score.scorer, score.value, score.passed, score.threshold, score.reason, score.evidence
+        )
+
+
+def score_of(lean: LeanScore | None) -> Score | None:
+    """What ``score`` returns for what ``lean_score`` returned."""
+    return None if lean is None else lean.to_score()
 
 
 class ScorerFailure(BaseModel):
@@ -69,6 +110,15 @@ class Scorer(Protocol):
         ...
 
 
+@runtime_checkable
+class LeanScorer(Scorer, Protocol):
+    """A scorer that reads any holder of a trace and grades without building a Score."""
+
+    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+        """The grade, or ``None`` when the case does not ask for this check."""
+        ...
+
+
 def run_scorer(scorer: Scorer, trace: Trace, case: Case) -> Score | ScorerFailure | None:
     """``scorer.score(trace, case)``, with an exception recorded instead of raised."""
     try:
@@ -79,6 +129,7 @@ def run_scorer(scorer: Scorer, trace: Trace, case: Case) -> Score | ScorerFailur
         return ScorerFailure.from_exception(scorer.name, error)
 
 
+@lru_cache(maxsize=4096)
 def ratio(numerator: int, denominator: int) -> str:
     """``2/3=0.667``: a fraction as a reader checks it by hand (``0/0`` when there is nothing)."""
     if denominator == 0:

@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from trailcheck.cases import Case, ScorerSpec, ToolMatch
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import Score, ratio
-from trailcheck.trace import Trace
+from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
+from trailcheck.trace.views import TraceView
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,12 @@ def _details(mode: ToolMatch, matching: Matching, expected: int, called: int) ->
     )
 
 
+@lru_cache(maxsize=256)
+def _matched_all(mode: ToolMatch, count: int) -> str:
+    """The details when every one of ``count`` expected tools was called, and nothing else."""
+    return _details(mode, Matching(count, (), ()), count, count)
+
+
 def trajectory_value(mode: ToolMatch, expected: Sequence[str], called: Sequence[str]) -> float:
     """The value of ``called`` against a non-empty ``expected`` in ``mode``."""
     if mode == "exact":
@@ -122,55 +129,53 @@ class TrajectoryScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def score(self, trace: Trace, case: Case) -> Score | None:
+    def score(self, trace: TraceView, case: Case) -> Score | None:
+        return score_of(self.lean_score(trace, case))
+
+    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
         if case.expected_tools is None:
             return None
         calls = considered_calls(
             trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
         )
         called = [call.name for call in calls]
-        expected = [name for name in case.expected_tools if name not in self.ignore_tools]
-        if case.expected_tools and not expected:
-            # Ignoring every expected tool would turn "call these" into "call nothing".
-            raise ValueError(
-                f"every expected tool is in ignore_tools ({', '.join(case.expected_tools)}):"
-                " the trajectory cannot be checked"
-            )
-        evidence = tuple(call.span_id for call in calls)
+        expected = self._expected(case.expected_tools)
+        evidence = tuple([call.span_id for call in calls])
         if not expected:
-            value = 0.0 if called else 1.0
             reason = "no tool may be called; " + (
                 f"called {len(called)}: {', '.join(called)}" if called else "none was"
             )
-            return Score(
-                scorer=self.name,
-                value=value,
-                passed=not called,
-                threshold=1.0,
-                reason=reason,
-                evidence=evidence,
-            )
+            return LeanScore(self.name, 0.0 if called else 1.0, not called, 1.0, reason, evidence)
         mode = case.tool_match
         # One matching serves the value and the reason (exact mode reports in-order figures).
         shown: ToolMatch = "any_order" if mode == "any_order" else "in_order"
         match = any_order_matching if shown == "any_order" else in_order_matching
         # The common case, an agent that did what was expected, needs no matching at all.
-        matching = (
-            Matching(len(expected), (), ()) if expected == called else match(expected, called)
-        )
-        details = _details(shown, matching, len(expected), len(called))
+        same = expected == called
+        if same:
+            value, details = 1.0, _matched_all(shown, len(expected))
+        else:
+            matching = match(expected, called)
+            value = matching.matched / len(expected)
+            details = _details(shown, matching, len(expected), len(called))
         if mode == "exact":
-            value = 1.0 if expected == called else 0.0
-            verdict = "sequence equal" if value == 1.0 else "sequence differs"
+            value = 1.0 if same else 0.0
+            verdict = "sequence equal" if same else "sequence differs"
             reason = f"exact {value:.0f}: {verdict}; {details}"
         else:
-            value = matching.matched / len(expected)
             reason = details
-        return Score(
-            scorer=self.name,
-            value=value,
-            passed=value >= case.tool_threshold,
-            threshold=case.tool_threshold,
-            reason=reason,
-            evidence=evidence,
-        )
+        threshold = case.tool_threshold
+        return LeanScore(self.name, value, value >= threshold, threshold, reason, evidence)
+
+    def _expected(self, expected_tools: list[str]) -> list[str]:
+        """The expected tools less the ignored ones; ``ValueError`` when that would turn "call
+        these" into "call nothing"."""
+        if not self.ignore_tools:
+            return expected_tools
+        expected = [name for name in expected_tools if name not in self.ignore_tools]
+        if expected_tools and not expected:
+            raise ValueError(
+                f"every expected tool is in ignore_tools ({', '.join(expected_tools)}):"
+                " the trajectory cannot be checked"
+            )
+        return expected

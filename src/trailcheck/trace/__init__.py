@@ -2,6 +2,8 @@
 
 from trailcheck.trace.canonical import canonical_json
 from trailcheck.trace.finding import Finding, Severity
+from trailcheck.trace.lean import LeanTrace
+from trailcheck.trace.lean_decode import decode_lean_trace
 from trailcheck.trace.messages import Message, MessageToolCall, Role
 from trailcheck.trace.span import (
     ModelInvocation,
@@ -17,9 +19,11 @@ from trailcheck.trace.tool_calls import ToolCall, parse_json_text
 from trailcheck.trace.trace import Trace
 from trailcheck.trace.tree import SpanTree
 from trailcheck.trace.usage import summed_usage
+from trailcheck.trace.views import TraceView
 
 __all__ = [
     "Finding",
+    "LeanTrace",
     "Message",
     "MessageToolCall",
     "ModelInvocation",
@@ -34,8 +38,10 @@ __all__ = [
     "ToolCall",
     "ToolInvocation",
     "Trace",
+    "TraceView",
     "Usage",
     "canonical_json",
+    "decode_lean_trace",
     "parse_json_text",
     "summed_usage",
 ]

@@ -14,12 +14,32 @@ def canonical_json(value: Any) -> Hashable:
     kind = type(value)
     if kind is str:
         return ("text", value)
-    if kind is dict and all(type(k) is str for k in value):
-        # Unique keys: sorting the items compares keys only, never the values.
-        return ("object", tuple([(k, canonical_json(v)) for k, v in sorted(value.items())]))
+    if kind is dict:
+        return _canonical_object(value)
     if kind is int:
         return ("number", value)
     return _canonical_other(value)
+
+
+def _canonical_object(value: dict[Any, Any]) -> Hashable:
+    try:
+        # Unique keys: sorting the items compares keys only, never the values.
+        items = sorted(value.items())
+    except TypeError:  # keys of kinds that do not compare
+        return _canonical_other(value)
+    pairs: list[tuple[str, Hashable]] = []
+    for key, item in items:
+        if type(key) is not str:
+            return _canonical_other(value)
+        # Text and whole numbers inline: the values of most arguments.
+        kind = type(item)
+        if kind is str:
+            pairs.append((key, ("text", item)))
+        elif kind is int:
+            pairs.append((key, ("number", item)))
+        else:
+            pairs.append((key, canonical_json(item)))
+    return ("object", tuple(pairs))
 
 
 def _canonical_other(value: Any) -> Hashable:

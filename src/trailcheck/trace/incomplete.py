@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from trailcheck.trace.trace import Trace
+from trailcheck.trace.views import TraceView
 
 INCOMPLETE_KEY: Final = "trailcheck.incomplete"
 
@@ -54,7 +55,7 @@ def mark_incomplete(
     return trace.model_copy(update={"metadata": {**trace.metadata, INCOMPLETE_KEY: mark}})
 
 
-def incompleteness(trace: Trace) -> Incompleteness | None:
+def incompleteness(trace: TraceView) -> Incompleteness | None:
     """Why ``trace`` may be missing a span, or ``None`` when it is not marked incomplete. A mark
     written by hand without a reason still marks the trace."""
     if INCOMPLETE_KEY not in trace.metadata:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from trailcheck.trace.trace import Trace
+from trailcheck.trace.views import TraceView
 
 __all__ = ["INT64_MAX", "INT64_MIN", "Unstorable", "first_unstorable"]
 
@@ -44,7 +44,7 @@ class Unstorable:
         )
 
 
-def _integers(trace: Trace) -> Iterator[tuple[str | None, str, int | None]]:
+def _integers(trace: TraceView) -> Iterator[tuple[str | None, str, int | None]]:
     """(span id, field, value) of each typed integer of ``trace``."""
     for index, span in enumerate(trace.spans):
         path = f"spans[{index}]"
@@ -63,7 +63,7 @@ def _integers(trace: Trace) -> Iterator[tuple[str | None, str, int | None]]:
         yield None, "usage.output_tokens", trace.usage.output_tokens
 
 
-def first_unstorable(trace: Trace) -> Unstorable | None:
+def first_unstorable(trace: TraceView) -> Unstorable | None:
     """The first typed integer of ``trace`` beyond signed 64-bit, in span order; None when
     every one is within."""
     for span_id, field, value in _integers(trace):

@@ -37,8 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trailcheck.trace.canonical import canonical_json
-from trailcheck.trace.messages import Message, MessageToolCall
-from trailcheck.trace.span import Span
+from trailcheck.trace.views import MessageToolCallView, MessageView, SpanView
 
 _TOOL_CALL_RESPONSE = "tool_call_response"
 
@@ -53,20 +52,20 @@ class RequestedCall:
     call_id: str | None
     name: str
     arguments: dict[str, Any]
-    span: Span
+    span: SpanView
     order: OrderKey
-    signature: Hashable  # tool name and canonical arguments
+    signature: tuple[str, Hashable]  # tool name and canonical arguments
     answered: bool = False
     result: Any = None
     paired: bool = field(default=False)
 
 
-def speaking_model_spans(spans: Sequence[Span]) -> list[Span]:
+def speaking_model_spans(spans: Sequence[SpanView]) -> list[SpanView]:
     """The llm spans whose messages count, in start order: not those under an llm span that
     records messages (one model call instrumented twice)."""
     by_id = {span.span_id: span for span in spans}
 
-    def under_recording_llm(span: Span) -> bool:
+    def under_recording_llm(span: SpanView) -> bool:
         parent = span.parent_id
         while parent is not None and parent in by_id:
             above = by_id[parent]
@@ -80,7 +79,7 @@ def speaking_model_spans(spans: Sequence[Span]) -> list[Span]:
     return [span for span in model_spans if not under_recording_llm(span)]
 
 
-def requested_calls(spans: Sequence[Span]) -> list[RequestedCall]:
+def requested_calls(spans: Sequence[SpanView]) -> list[RequestedCall]:
     """Every tool call the messages of ``spans`` ask for, answered where they are answered."""
     ledger = _Ledger()
     for span in speaking_model_spans(spans):
@@ -98,7 +97,9 @@ class _Ledger:
         self._idless: dict[Hashable, list[RequestedCall]] = {}  # by signature, in order
         self._idless_answers: dict[str | None, int] = {}  # id-less answers settled, by tool
 
-    def read(self, span: Span, messages: Sequence[Message], time: int, *, history: bool) -> None:
+    def read(
+        self, span: SpanView, messages: Sequence[MessageView], time: int, *, history: bool
+    ) -> None:
         seen_in_history: dict[Hashable, int] = {}
         answers_in_history: dict[str | None, int] = {}
         for position, message in enumerate(messages):
@@ -111,8 +112,8 @@ class _Ledger:
 
     def _request(
         self,
-        requested: MessageToolCall,
-        span: Span,
+        requested: MessageToolCallView,
+        span: SpanView,
         order: OrderKey,
         history: bool,
         seen_in_history: dict[Hashable, int],
@@ -135,7 +136,9 @@ class _Ledger:
         else:
             self._idless.setdefault(signature, []).append(call)
 
-    def _answer(self, message: Message, answers_in_history: dict[str | None, int] | None) -> None:
+    def _answer(
+        self, message: MessageView, answers_in_history: dict[str | None, int] | None
+    ) -> None:
         if isinstance(message.content, list):
             responses = [p for p in message.content if p.get("type") == _TOOL_CALL_RESPONSE]
             if responses:

@@ -6,10 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Role = Literal["system", "developer", "user", "assistant", "tool"]
+from trailcheck.trace.derived import message_text
 
-# Part types whose "text" (OpenAI) or "content" (GenAI) is the message's text.
-TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+Role = Literal["system", "developer", "user", "assistant", "tool"]
 
 
 class MessageToolCall(BaseModel):
@@ -35,18 +34,6 @@ class Message(BaseModel):
 
     @property
     def text(self) -> str:
-        """The message's text: the content, or its text parts joined by newlines.
-
-        Only parts typed as text count (``text`` in GenAI and OpenAI chat, ``input_text`` and
-        ``output_text`` in OpenAI responses); a blob's base64 ``content`` is not text.
-        """
-        if self.content is None:
-            return ""
-        if isinstance(self.content, str):
-            return self.content
-        texts = (
-            part.get("text", part.get("content"))
-            for part in self.content
-            if part.get("type", "text") in TEXT_PART_TYPES
-        )
-        return "\n".join(text for text in texts if isinstance(text, str))
+        """The message's text: the content, or its text parts joined by newlines
+        (:func:`~trailcheck.trace.derived.message_text`)."""
+        return message_text(self.content)

@@ -6,6 +6,8 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from trailcheck.trace.derived import span_duration_ns, span_failed
+from trailcheck.trace.integrity import check_span
 from trailcheck.trace.messages import Message
 
 SpanKind = Literal["agent", "llm", "tool", "retriever", "guard", "other"]
@@ -92,27 +94,15 @@ class Span(BaseModel):
 
     @model_validator(mode="after")
     def _check_consistency(self) -> Self:
-        if self.end_ns is not None and self.end_ns < self.start_ns:
-            raise ValueError(
-                f"span {self.span_id!r}: end_ns {self.end_ns} < start_ns {self.start_ns}"
-            )
-        if (self.kind == "tool") != (self.tool is not None):
-            raise ValueError(
-                f"span {self.span_id!r}: a tool span needs 'tool' (its name, arguments, result)"
-                " and only a tool span may have it"
-            )
-        if self.llm is not None and self.kind != "llm":
-            raise ValueError(f"span {self.span_id!r}: only an llm span may have 'llm'")
+        check_span(self)
         return self
 
     @property
     def duration_ns(self) -> int | None:
         """Nanoseconds from start to end; ``None`` while the span has not ended."""
-        return None if self.end_ns is None else self.end_ns - self.start_ns
+        return span_duration_ns(self.start_ns, self.end_ns)
 
     @property
     def failed(self) -> bool:
         """True when the span's status is error, or its tool recorded an error."""
-        return self.status.code == "error" or (
-            self.tool is not None and self.tool.error is not None
-        )
+        return span_failed(self.status, self.tool)

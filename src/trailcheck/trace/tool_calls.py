@@ -18,17 +18,17 @@ explicit sequence, then position in the message, then span id.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Literal
 
 import orjson
 
 from trailcheck.trace.canonical import canonical_json
+from trailcheck.trace.derived import computed_once
 from trailcheck.trace.message_calls import OrderKey, RequestedCall, requested_calls
 from trailcheck.trace.semconv import TRAILCHECK_TOOL_SPANS as TOOL_SPANS
-from trailcheck.trace.span import Span
+from trailcheck.trace.views import SpanView, ToolInvocationView
 
 CallSource = Literal["span", "message"]
 
@@ -56,7 +56,7 @@ class ToolCall:
     source: CallSource = "span"
     from_messages: tuple[str, ...] = ()
 
-    @cached_property
+    @computed_once
     def result(self) -> Any:
         # Parsed on first use: results are the bulk of a trace, and only some scorers read them.
         return parse_json_text(self.recorded_result)
@@ -64,6 +64,12 @@ class ToolCall:
     @property
     def succeeded(self) -> bool:
         return self.error is None
+
+    @computed_once
+    def key(self) -> Hashable:
+        """The call as checks for repeated calls compare calls: its tool and its canonical
+        arguments (:func:`~trailcheck.trace.canonical_json`), computed once per call."""
+        return (self.name, canonical_json(self.arguments))
 
 
 def parse_json_text(value: Any) -> Any:
@@ -76,13 +82,13 @@ def parse_json_text(value: Any) -> Any:
         return value
 
 
-def derive_tool_calls(spans: Sequence[Span]) -> list[ToolCall]:
+def derive_tool_calls(spans: Sequence[SpanView]) -> list[ToolCall]:
     """The tool calls of a trace's spans, in order (see the module docstring)."""
     tool_spans = [span for span in spans if span.tool is not None]
     requests = requested_calls(spans) if _messages_may_add(spans, tool_spans) else []
     if not requests:
         tool_spans.sort(key=_span_order)
-        return [_span_call(span, None) for span in tool_spans]
+        return [_recorded_call(span) for span in tool_spans]
     paired = _pair(tool_spans, requests)
     ordered: list[tuple[OrderKey, ToolCall]] = [
         (_span_order(span), _span_call(span, paired.get(span.span_id))) for span in tool_spans
@@ -93,12 +99,16 @@ def derive_tool_calls(spans: Sequence[Span]) -> list[ToolCall]:
     return [call for _, call in ordered]
 
 
-def _messages_may_add(spans: Sequence[Span], tool_spans: list[Span]) -> bool:
-    """Whether the model's messages can add to what the tool spans record: there are model
-    calls, and either no tool span (then the messages are the only record) or one that left its
-    call id, arguments or result unrecorded. Spans that record everything are the calls as they
-    are, and reading the messages would only find them again."""
-    if not any(span.llm is not None for span in spans):
+def _messages_may_add(spans: Sequence[SpanView], tool_spans: list[SpanView]) -> bool:
+    """Whether the model's messages can add to what the tool spans record: a model call
+    records messages, and either there is no tool span (then the messages are the only record)
+    or one left its call id, arguments or result unrecorded. Spans that record everything are
+    the calls as they are, and reading the messages would only find them again."""
+    for span in spans:  # a loop, not any(): this runs for every trace graded
+        llm = span.llm
+        if llm is not None and (llm.input_messages or llm.output_messages):
+            break
+    else:
         return False
     return not tool_spans or any(
         span.tool is not None
@@ -107,94 +117,126 @@ def _messages_may_add(spans: Sequence[Span], tool_spans: list[Span]) -> bool:
     )
 
 
-def _span_order(span: Span) -> OrderKey:
+def _span_order(span: SpanView) -> OrderKey:
     sequence = span.tool.sequence if span.tool is not None else None
     return (span.start_ns, sequence is None, sequence or 0, 0, span.span_id)
 
 
-def _pair(tool_spans: list[Span], requests: list[RequestedCall]) -> dict[str, RequestedCall]:
+def _pair(tool_spans: list[SpanView], requests: list[RequestedCall]) -> dict[str, RequestedCall]:
     """Tool span id → the request it answers: by call id, else (a span without one) the
     earliest unpaired request of its tool, asked no later than the span started, with the
     span's arguments or the span recording none."""
     by_call_id = {r.call_id: r for r in requests if r.call_id is not None}
     paired: dict[str, RequestedCall] = {}
-    idless: list[Span] = []
+    idless: list[tuple[SpanView, Hashable]] = []
     for span in sorted(tool_spans, key=_span_order):
         assert span.tool is not None  # tool_spans holds tool spans only
         if span.tool.call_id is None:
-            idless.append(span)
+            idless.append((span, canonical_json(span.tool.arguments)))
             continue
         found = by_call_id.get(span.tool.call_id)
         if found is not None and not found.paired and found.name == span.tool.name:
             found.paired = True
             paired[span.span_id] = found
-    for span in idless:
-        found = next((r for r in requests if _may_answer(span, r)), None)
+    for span, arguments in idless:
+        found = next((r for r in requests if _may_answer(span, arguments, r)), None)
         if found is not None:
             found.paired = True
             paired[span.span_id] = found
     return paired
 
 
-def _may_answer(span: Span, request: RequestedCall) -> bool:
+def _may_answer(span: SpanView, arguments: Hashable, request: RequestedCall) -> bool:
+    """Whether ``request`` may be what the id-less tool ``span`` answers (``arguments``: the
+    span's canonical arguments; the request's signature holds its own)."""
     tool = span.tool
     assert tool is not None  # only tool spans are paired
     return (
         not request.paired
         and request.name == tool.name
         and request.span.start_ns <= span.start_ns
-        and (
-            not tool.arguments
-            or canonical_json(tool.arguments) == canonical_json(request.arguments)
-        )
+        and (not tool.arguments or arguments == request.signature[1])
     )
 
 
-def _span_call(span: Span, request: RequestedCall | None) -> ToolCall:
+def _recorded_call(span: SpanView) -> ToolCall:
+    """The call a tool span records, as it records it (nothing from the messages)."""
     tool = span.tool
-    assert tool is not None  # only called for tool spans, which the Span validator guarantees
-    error = tool.error
-    if error is None and span.status.code == "error":
-        error = span.status.message or "tool span has status error"
+    assert tool is not None  # only called for tool spans, which span validation guarantees
+    return _new_call(
+        {
+            "call_id": tool.call_id,
+            "name": tool.name,
+            "arguments": tool.arguments,
+            "recorded_result": tool.result,
+            "error": tool.error if span.status.code != "error" else _error(span, tool),
+            "span_id": span.span_id,
+            "start_ns": span.start_ns,
+            "end_ns": span.end_ns,
+            "source": "span",
+            "from_messages": (),
+        }
+    )
+
+
+def _error(span: SpanView, tool: ToolInvocationView) -> str | None:
+    if tool.error is None and span.status.code == "error":
+        return span.status.message or "tool span has status error"
+    return tool.error
+
+
+def _span_call(span: SpanView, request: RequestedCall | None) -> ToolCall:
+    tool = span.tool
+    assert tool is not None  # only called for tool spans, which span validation guarantees
+    if request is None:
+        return _recorded_call(span)
     arguments, result = tool.arguments, tool.result
     filled: tuple[str, ...] = ()
-    if request is not None:
-        if not arguments and request.arguments:
-            arguments, filled = request.arguments, ("arguments",)
-        if result is None and request.answered:
-            result, filled = request.result, (*filled, "result")
+    if not arguments and request.arguments:
+        arguments, filled = request.arguments, ("arguments",)
+    if result is None and request.answered:
+        result, filled = request.result, (*filled, "result")
     return _new_call(
-        call_id=tool.call_id if tool.call_id is not None else (request and request.call_id),
-        name=tool.name,
-        arguments=arguments,
-        recorded_result=result,
-        error=error,
-        span_id=span.span_id,
-        start_ns=span.start_ns,
-        end_ns=span.end_ns,
-        source="span",
-        from_messages=filled,
+        {
+            "call_id": tool.call_id if tool.call_id is not None else request.call_id,
+            "name": tool.name,
+            "arguments": arguments,
+            "recorded_result": result,
+            "error": _error(span, tool),
+            "span_id": span.span_id,
+            "start_ns": span.start_ns,
+            "end_ns": span.end_ns,
+            "source": "span",
+            "from_messages": filled,
+        }
     )
 
 
 def _message_call(request: RequestedCall) -> ToolCall:
     return _new_call(
-        call_id=request.call_id,
-        name=request.name,
-        arguments=request.arguments,
-        recorded_result=request.result,
-        error=None,
-        span_id=request.span.span_id,
-        start_ns=request.order[0],
-        end_ns=None,
-        source="message",
-        from_messages=("arguments", "result") if request.answered else ("arguments",),
+        {
+            "call_id": request.call_id,
+            "name": request.name,
+            "arguments": request.arguments,
+            "recorded_result": request.result,
+            "error": None,
+            "span_id": request.span.span_id,
+            "start_ns": request.order[0],
+            "end_ns": None,
+            "source": "message",
+            "from_messages": ("arguments", "result") if request.answered else ("arguments",),
+        }
     )
 
 
-def _new_call(**fields: Any) -> ToolCall:
+def _new_call(fields: dict[str, Any]) -> ToolCall:
     # The same object ToolCall(...) makes, without the frozen __init__'s object.__setattr__ per
-    # field (2 µs a call, and every graded trace builds one per tool call).
-    call = ToolCall.__new__(ToolCall)
-    call.__dict__.update(fields)
+    # field (2 µs a call, and every graded trace builds one per tool call). ``fields`` is every
+    # field of ToolCall, and becomes the instance's own ``__dict__``.
+    call = _NEW(ToolCall)
+    _SET(call, "__dict__", fields)
     return call
+
+
+_NEW = ToolCall.__new__
+_SET = object.__setattr__

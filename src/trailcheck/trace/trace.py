@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, Self
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from trailcheck.trace.derived import final_text, input_text, trace_duration_ns
+from trailcheck.trace.integrity import check_trace
 from trailcheck.trace.messages import Message
 from trailcheck.trace.span import Span, Usage
 from trailcheck.trace.tool_calls import ToolCall, derive_tool_calls
@@ -17,26 +17,6 @@ from trailcheck.trace.tree import SpanTree
 
 # cached_property values live in the instance __dict__, which model_copy copies.
 _DERIVED_VIEWS = ("tree", "tool_calls")
-
-
-def _check_no_parent_cycle(parent_of: dict[str, str | None]) -> None:
-    """Every span reaches a root by following parents (all parents present). Linear: each span
-    is walked once; a span marked False is on the chain being walked, True reaches a root."""
-    reaches_root: dict[str, bool] = {}
-    for span_id in parent_of:
-        chain: list[str] = []
-        current: str | None = span_id
-        while current is not None and current not in reaches_root:
-            reaches_root[current] = False
-            chain.append(current)
-            current = parent_of[current]
-        if current is not None and not reaches_root[current]:
-            cycle = [*chain[chain.index(current) :], current]
-            raise ValueError(
-                f"span {current!r} is its own ancestor: parent cycle {' -> '.join(cycle)}"
-            )
-        for member in chain:
-            reaches_root[member] = True
 
 
 class Trace(BaseModel):
@@ -56,22 +36,7 @@ class Trace(BaseModel):
 
     @model_validator(mode="after")
     def _check_integrity(self) -> Self:
-        parent_of = {span.span_id: span.parent_id for span in self.spans}
-        if len(parent_of) != len(self.spans):
-            counts = Counter(span.span_id for span in self.spans)
-            duplicates = sorted(span_id for span_id, n in counts.items() if n > 1)
-            raise ValueError(f"duplicate span ids: {', '.join(duplicates)}")
-        for span in self.spans:
-            if span.trace_id != self.trace_id:
-                raise ValueError(
-                    f"span {span.span_id!r} belongs to trace {span.trace_id!r},"
-                    f" not {self.trace_id!r}"
-                )
-            if span.parent_id is not None and span.parent_id not in parent_of:
-                raise ValueError(
-                    f"span {span.span_id!r} is an orphan: its parent {span.parent_id!r} is absent"
-                )
-        _check_no_parent_cycle(parent_of)
+        check_trace(self.trace_id, self.spans)
         return self
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
@@ -96,24 +61,14 @@ class Trace(BaseModel):
     @property
     def input_text(self) -> str:
         """The user's input as text: the string input, or the user messages joined."""
-        if self.input is None:
-            return ""
-        if isinstance(self.input, str):
-            return self.input
-        return "\n".join(m.text for m in self.input if m.role == "user")
+        return input_text(self.input)
 
     @property
     def final_text(self) -> str:
         """The final output as text (JSON for structured output, empty when absent)."""
-        if self.final_output is None:
-            return ""
-        if isinstance(self.final_output, str):
-            return self.final_output
-        return orjson.dumps(self.final_output).decode()
+        return final_text(self.final_output)
 
     @property
     def duration_ns(self) -> int | None:
         """From the earliest span start to the latest end; ``None`` if a span has not ended."""
-        if not self.spans or any(span.end_ns is None for span in self.spans):
-            return None
-        return max(s.end_ns or 0 for s in self.spans) - min(s.start_ns for s in self.spans)
+        return trace_duration_ns(self.spans)

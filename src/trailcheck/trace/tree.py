@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from trailcheck.trace.span import Span, SpanKind
+from trailcheck.trace.views import SpanView
+
+# The spans' holder: ``SpanTree`` alone is a tree of pydantic Spans.
+S = TypeVar("S", bound=SpanView, default=Span, covariant=True)
 
 
-def _start_order(span: Span) -> tuple[int, str]:
+def _start_order(span: SpanView) -> tuple[int, str]:
     return (span.start_ns, span.span_id)
 
 
-class SpanTree:
+class SpanTree(Generic[S]):
     """An index over a trace's spans. Siblings and roots are in start order (then span id).
 
-    Built from a validated :class:`~trailcheck.trace.Trace`, whose spans have unique ids and whose
-    parents are all present.
+    Built from a validated trace (:class:`~trailcheck.trace.Trace` or
+    :class:`~trailcheck.trace.lean.LeanTrace`), whose spans have unique ids and whose parents
+    are all present.
     """
 
-    def __init__(self, spans: Sequence[Span]) -> None:
-        self._by_id: dict[str, Span] = {span.span_id: span for span in spans}
-        self._children: dict[str, list[Span]] = {}
-        roots: list[Span] = []
+    def __init__(self, spans: Sequence[S]) -> None:
+        self._by_id: dict[str, S] = {span.span_id: span for span in spans}
+        self._children: dict[str, list[S]] = {}
+        roots: list[S] = []
         for span in sorted(spans, key=_start_order):
             if span.parent_id is None:
                 roots.append(span)
@@ -33,7 +40,7 @@ class SpanTree:
     def __len__(self) -> int:
         return len(self._by_id)
 
-    def __iter__(self) -> Iterator[Span]:
+    def __iter__(self) -> Iterator[S]:
         """Depth-first, pre-order, siblings in start order."""
         stack = list(reversed(self._roots))
         while stack:
@@ -41,7 +48,7 @@ class SpanTree:
             yield span
             stack.extend(reversed(self._children.get(span.span_id, [])))
 
-    def get(self, span_id: str) -> Span:
+    def get(self, span_id: str) -> S:
         """The span with this id; ``KeyError`` naming it when there is none."""
         try:
             return self._by_id[span_id]
@@ -49,23 +56,23 @@ class SpanTree:
             raise KeyError(f"no span {span_id!r} in this trace") from None
 
     @property
-    def roots(self) -> list[Span]:
+    def roots(self) -> list[S]:
         """Spans without a parent, in start order."""
         return list(self._roots)
 
     @property
-    def root(self) -> Span | None:
+    def root(self) -> S | None:
         """The first root span (a well-formed trace has exactly one); ``None`` for no spans."""
         return self._roots[0] if self._roots else None
 
-    def children(self, span_id: str) -> list[Span]:
+    def children(self, span_id: str) -> list[S]:
         """Direct children of a span, in start order."""
         self.get(span_id)
         return list(self._children.get(span_id, []))
 
-    def descendants(self, span_id: str) -> list[Span]:
+    def descendants(self, span_id: str) -> list[S]:
         """Every span below this one, depth-first."""
-        found: list[Span] = []
+        found: list[S] = []
         stack = list(reversed(self.children(span_id)))
         while stack:
             span = stack.pop()
@@ -73,14 +80,14 @@ class SpanTree:
             stack.extend(reversed(self._children.get(span.span_id, [])))
         return found
 
-    def parent(self, span_id: str) -> Span | None:
+    def parent(self, span_id: str) -> S | None:
         """The parent span, or ``None`` for a root."""
         parent_id = self.get(span_id).parent_id
         return None if parent_id is None else self._by_id[parent_id]
 
-    def ancestors(self, span_id: str) -> list[Span]:
+    def ancestors(self, span_id: str) -> list[S]:
         """Parent first, then its parent, up to the root."""
-        found: list[Span] = []
+        found: list[S] = []
         parent = self.parent(span_id)
         while parent is not None:
             found.append(parent)
@@ -97,8 +104,8 @@ class SpanTree:
         name: str | None = None,
         kind: SpanKind | None = None,
         attribute: tuple[str, Any] | None = None,
-        where: Callable[[Span], bool] | None = None,
-    ) -> list[Span]:
+        where: Callable[[S], bool] | None = None,
+    ) -> list[S]:
         """Spans matching every condition given, in tree order.
 
         ``attribute=(key, value)`` matches spans whose attribute ``key`` equals ``value``;
