@@ -6,9 +6,9 @@ refunds) for 40 cases made from 5 templates, writes them as trailcheck JSONL, th
 several rounds in the same run:
 
 - trailcheck reading and grading (the trajectory, arguments and efficiency scorers), every line,
-  on both paths: the lean path (``decode_lean_trace`` into msgspec structs, then ``grade_lean``,
-  which builds no pydantic model) and the pydantic path (``Trace.model_validate_json``, then
-  ``grade``); both give the same verdicts, which the run checks;
+  on both paths: the lean path (``parse_lean_line``: msgspec structs and the JSON text rules,
+  then ``grade_lean``, which builds no pydantic model) and the pydantic path
+  (``Trace.model_validate_json``, then ``grade``); both give the same verdicts, as the run checks;
 - each installed peer, end to end on the first ``--peer-traces`` lines of the same file: parse
   the line, build the peer's own objects, score (see ``benchmarks/peers/``).
 
@@ -42,7 +42,8 @@ from peers.corpus import make_corpus
 from peers.peer import LineGrader, Peer
 from trailcheck.cases import Case
 from trailcheck.errors import RecordError
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.trailcheck_jsonl import dump_trace, parse_lean_line
 from trailcheck.scorers import (
     ArgumentsScorer,
     EfficiencyScorer,
@@ -53,7 +54,7 @@ from trailcheck.scorers import (
     grade,
     grade_lean,
 )
-from trailcheck.trace import LeanTrace, Trace, decode_lean_trace
+from trailcheck.trace import LeanTrace, Trace
 
 NETWORK_EVENTS = frozenset({"socket.connect", "socket.getaddrinfo", "socket.sendto"})
 network_attempts: list[str] = []
@@ -103,6 +104,14 @@ class TrailcheckPath:
     grade: Callable[[Trace | LeanTrace, Case, Sequence[Scorer]], Grade | LeanGrade]
 
 
+def _read_lean(line: bytes) -> LeanTrace:
+    """The bulk reader: msgspec structs, held to the JSON text rules as the import path is."""
+    read = parse_lean_line(line, source="corpus", line_number=0)
+    if isinstance(read, Rejection):
+        raise RecordError(read.message, field=read.field)
+    return read
+
+
 def _read_pydantic(line: bytes) -> Trace:
     return Trace.model_validate_json(line)
 
@@ -113,10 +122,10 @@ def _grade_pydantic(trace: Trace | LeanTrace, case: Case, scorers: Sequence[Scor
 
 
 PATHS = (
-    TrailcheckPath("lean", decode_lean_trace, grade_lean),
+    TrailcheckPath("lean", _read_lean, grade_lean),
     TrailcheckPath("pydantic", _read_pydantic, _grade_pydantic),
 )
-READ_LABELS = {"lean": "decode_lean_trace", "pydantic": "Trace.model_validate_json"}
+READ_LABELS = {"lean": "parse_lean_line", "pydantic": "Trace.model_validate_json"}
 GRADE_LABELS = {"lean": "grade_lean", "pydantic": "grade"}
 
 

@@ -81,3 +81,17 @@ def test_a_bad_dataset_is_an_input_error(
     Path(dataset).write_text("name: shop\ncases:\n  - id: x\n    input: hi\n    bogus: 1\n")
     assert run_cli(["score", traces, "--dataset", dataset]) == 2
     assert "bogus" in capsys.readouterr().err
+
+
+def test_one_process_and_several_print_the_same_grades_in_the_same_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traces = [_trace(f"t{n}", *(["lookup_order"] * (n % 3)), "issue_refund") for n in range(12)]
+    path, dataset = _files(tmp_path, *traces)
+    outputs = []
+    for workers in ("1", "2"):
+        assert run_cli(["score", path, "--dataset", dataset, "--json", "--workers", workers]) == 1
+        outputs.append(orjson.loads(capsys.readouterr().out))
+    assert outputs[0] == outputs[1]
+    assert [grade["trace_id"] for grade in outputs[0]] == [f"t{n}" for n in range(12)]
+    assert [grade["passed"] for grade in outputs[0]].count(True) == 8  # n % 3 != 0

@@ -5,11 +5,11 @@ a line one holder rejects, the other rejects, naming the same field.
 Lines are every fixture, imported in whatever format it is in and written as trailcheck JSONL,
 and generated traces (:mod:`tests.trace.strategies`), whole or with one mutation
 (:mod:`tests.ingest.fuzz_json`). The import path's reading is ``parse_trace_line``'s: the JSON
-text rules (``ingest/json_text.py``), ``Trace.model_validate_json(line, strict=True)`` (strict,
+text rules (``trailcheck/json_text.py``), ``Trace.model_validate_json(line, strict=True)`` (strict,
 as the lean path reads: see ``test_the_import_path_reads_numbers_strictly``), then the
-storable-integer check. The JSON text rules the lean path does not check (a key given twice, an
-integer beyond 64 bits in a free value, nesting past 240 levels) are the one known gap:
-``tests/trace/test_lean.py`` tracks each as a strict xfail.
+storable-integer check. The bulk reader's is ``parse_lean_line``'s, which checks the same JSON
+text rules but one: nesting past 240 levels, the one known difference
+(``tests/trace/test_lean.py``).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from tests.trace.strategies import traces
 from trailcheck.cases import Case, load_dataset
 from trailcheck.errors import RecordError
 from trailcheck.ingest import import_traces
-from trailcheck.ingest.json_text import JsonValueError, loads_json
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.ingest.trailcheck_jsonl import dump_trace, parse_lean_line
+from trailcheck.json_text import JsonValueError, loads_json
 from trailcheck.scorers import (
     EfficiencyScorer,
     ReplayStateScorer,
@@ -224,8 +224,8 @@ def test_generated_traces_read_and_grade_the_same(data: st.DataObject) -> None:
     assert_same_reading(dump_trace(trace), cases)
 
 
-# What ingest/json_text.py refuses and the lean path reads (tests/trace/test_lean.py).
-UNCHECKED_RULES = re.compile("given twice|beyond what trailcheck can write back|nested deeper")
+# What trailcheck/json_text.py refuses and the bulk reader reads (tests/trace/test_lean.py).
+UNCHECKED_RULES = re.compile("nested deeper")
 
 # Mutations of one value, whose rejection names where it is. Excluded: "deep", whose nesting
 # is the one JSON text rule the mutations would break on every line (a known gap).
@@ -259,10 +259,10 @@ def _import_path(line: bytes) -> tuple[Trace | None, set[str | None], JsonValueE
 
 
 def _lean_path(line: bytes) -> LeanTrace | RecordError:
-    try:
-        return decode_lean_trace(line)
-    except RecordError as error:
-        return error
+    read = parse_lean_line(line, source="t.jsonl", line_number=1)
+    if isinstance(read, LeanTrace):
+        return read
+    return RecordError(read.message, field=None if read.field == "<record>" else read.field)
 
 
 @fuzz_settings(400)

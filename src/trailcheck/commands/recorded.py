@@ -32,6 +32,15 @@ def score_command(
             " the last turn's answer, the first turn's state before and the last one's after.",
         ),
     ] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes grading a trailcheck JSONL file (default: every core; 1 grades in"
+            " this process). Other formats, --by-session and --emit-otel grade in this process.",
+        ),
+    ] = None,
 ) -> None:
     """Grade recorded traces against the cases they name in ``metadata.case_id``.
 
@@ -49,6 +58,7 @@ def score_command(
         emit_otel=emit_otel,
         emit_otel_header=emit_otel_header,
         by_session=by_session,
+        workers=workers,
     )
 
 

@@ -15,18 +15,21 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from trailcheck.bulk import default_workers
+from trailcheck.bulk.grading import Unmatched, grade_file
 from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS
 from trailcheck.commands.output import print_json, stderr, stdout
 from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import InputError
+from trailcheck.ingest.formats import reads_as_trailcheck_jsonl
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
 from trailcheck.report.otlp_http import OtlpTarget
 from trailcheck.report.stats_view import render_stats, stats_json
 from trailcheck.run.recorded import outcomes_from_traces
 from trailcheck.run.stats import summarize_outcomes
-from trailcheck.scorers import Grade, Scorer, case_scorers, grade
+from trailcheck.scorers import Grade, LeanGrade, Scorer, case_scorers, grade
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_traces
 
@@ -41,7 +44,7 @@ def _cases_with_scorers(dataset: Dataset) -> dict[str, tuple[Case, tuple[Scorer,
     return {case.id: (case, case_scorers(case)) for case in dataset.graded_cases()}
 
 
-def _grade_json(result: Grade) -> dict[str, object]:
+def _grade_json(result: Grade | LeanGrade) -> dict[str, object]:
     return {
         "trace_id": result.trace_id,
         "case_id": result.case_id,
@@ -49,14 +52,20 @@ def _grade_json(result: Grade) -> dict[str, object]:
         "status": result.status,
         "reason": result.reason,
         "scores": [
-            score.model_dump(include={"scorer", "value", "passed", "threshold", "reason"})
+            {
+                "scorer": score.scorer,
+                "value": score.value,
+                "passed": score.passed,
+                "threshold": score.threshold,
+                "reason": score.reason,
+            }
             for score in result.scores
         ],
         "failures": [failure.model_dump(exclude={"traceback"}) for failure in result.failures],
     }
 
 
-def _grade_table(results: list[Grade]) -> Table:
+def _grade_table(results: list[Grade] | list[LeanGrade]) -> Table:
     table = Table("trace", "case", "status", "scores", "reason")
     styles = {"passed": "green", "failed": "red", "unscorable": "yellow"}
     for result in results:
@@ -113,14 +122,30 @@ def score_command(
     emit_otel: str | None,
     emit_otel_header: list[str] | None,
     by_session: bool,
+    workers: int | None = None,
 ) -> None:
-    """The body of :func:`trailcheck.commands.recorded.score_command`."""
+    """The body of :func:`trailcheck.commands.recorded.score_command`. A trailcheck JSONL file
+    is graded on the lean path over ``workers`` processes (default: every core), with the same
+    results in the same order; other formats, sessions and ``--emit-otel`` take the pydantic
+    path in process."""
     target = emit_target(emit_otel, emit_otel_header)
     cases = _cases_with_scorers(load_dataset(dataset))
     summary = ImportSummary()
-    imported = iter_import([traces], format_name=format_name, summary=summary)
-    graded = _grade_traces(session_traces(imported) if by_session else imported, cases, target)
-    results, evaluations, unmatched = graded.results, graded.evaluations, graded.unmatched
+    results: list[Grade] | list[LeanGrade]
+    if by_session or target is not None or not reads_as_trailcheck_jsonl(traces, format_name):
+        imported = iter_import([traces], format_name=format_name, summary=summary)
+        graded = _grade_traces(session_traces(imported) if by_session else imported, cases, target)
+        results, evaluations, unmatched = graded.results, graded.evaluations, graded.unmatched
+    else:
+        # The bulk path: lean reading and grading, over ``workers`` processes.
+        lean: list[LeanGrade] = []
+        unmatched, evaluations = [], []
+        for item in grade_file(traces, dataset, summary, workers=workers or default_workers()):
+            if isinstance(item, Unmatched):
+                unmatched.append(str(item))
+            else:
+                lean.append(item)
+        results = lean
     if as_json:
         print_json([_grade_json(result) for result in results])
     else:

@@ -60,9 +60,11 @@ OTLP_JSON: Final = TraceFormat(
 # Detection tries these in order; the binary protobuf check comes last because it is the loosest.
 # tau-bench results are OpenAI messages under "traj" with a task and reward beside them, so they
 # are tried just before the general OpenAI reader, which would also take them.
+TRAILCHECK_FORMAT: Final = "trailcheck"
+
 FORMATS: tuple[TraceFormat, ...] = (
     TraceFormat(
-        "trailcheck",
+        TRAILCHECK_FORMAT,
         "trailcheck JSONL: one Trace per line",
         looks_like_trailcheck_jsonl,
         read_trailcheck_jsonl,
@@ -136,6 +138,19 @@ def _head(stream: BinaryIO) -> bytes:
             break
         head += more
     return head
+
+
+def reads_as_trailcheck_jsonl(path: Path, format_name: str | None) -> bool:
+    """Whether ``path`` is read as trailcheck JSONL: named so, or detected so. An InputError,
+    as the import would give, when it cannot be read or its format cannot be told."""
+    if format_name is not None:
+        return format_name == TRAILCHECK_FORMAT
+    if path.is_dir() or not path.exists():
+        return False  # the import says why
+    try:
+        return detect_format(path).name == TRAILCHECK_FORMAT
+    except OSError:
+        return False  # the import says why
 
 
 def refuse_empty(path: Path) -> None:

@@ -30,7 +30,7 @@ from typing import Any, Final, get_args
 import orjson
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.json_text import JsonValueError, embedded_field, loads_json
+from trailcheck.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.trace import Message, MessageToolCall, Role
 from trailcheck.trace.semconv import (
     MESSAGE_CONTENT,

@@ -175,7 +175,7 @@ def _pooled_traces(
             continue
         accepted = _accept(item, pool.sources[item.trace_id], first_seen, summary)
         summary.rejections.extend(
-            _already_imported(copy, item.trace_id, first_seen[item.trace_id])
+            already_imported(copy, item.trace_id, first_seen[item.trace_id])
             for copy in pool.copies.pop(item.trace_id, ())
         )
         if accepted is not None:
@@ -213,7 +213,8 @@ def _copies_of_rejected_traces(pool: SpanPool) -> Iterator[Rejection]:
             )
 
 
-def _already_imported(source: str, trace_id: str, where: str) -> Rejection:
+def already_imported(source: str, trace_id: str, where: str) -> Rejection:
+    """The rejection of a trace whose id an earlier record of the import already had."""
     return Rejection(
         source,
         f"trace id {trace_id!r} was already imported from {where}",
@@ -230,7 +231,7 @@ def _accept(
         return None
     where = first_seen.get(item.trace_id)
     if where is not None:
-        summary.rejections.append(_already_imported(source, item.trace_id, where))
+        summary.rejections.append(already_imported(source, item.trace_id, where))
         return None
     first_seen[item.trace_id] = source
     summary.imported += 1

@@ -21,14 +21,14 @@ from typing import Any, Final
 
 import orjson
 
-from trailcheck.ingest.json_text import (
+from trailcheck.ingest.records import Rejection
+from trailcheck.json_text import (
     JsonValueError,
     check_json,
     decode_json,
     element_errors,
     loads_json,
 )
-from trailcheck.ingest.records import Rejection
 
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
 
@@ -97,7 +97,7 @@ def _array_records(
     data: bytes, source: str, document: list[Any]
 ) -> Iterator[JsonRecord | Rejection]:
     """The records of an array document; one that breaks a rule of JSON text
-    (:mod:`~trailcheck.ingest.json_text`) is rejected alone, at its line."""
+    (:mod:`~trailcheck.json_text`) is rejected alone, at its line."""
     try:
         check_json(data, document)
         errors: dict[int, JsonValueError] = {}

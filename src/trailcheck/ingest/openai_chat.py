@@ -20,7 +20,7 @@ import orjson
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.genai_messages import ROLES, invalid_json_message, json_kind
-from trailcheck.ingest.json_text import JsonValueError, embedded_field, loads_json
+from trailcheck.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.trace import Message, MessageToolCall, Role
 
 __all__ = ["parse_message", "tool_call_answers"]

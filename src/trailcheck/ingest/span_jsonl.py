@@ -45,8 +45,8 @@ from trailcheck.ingest.complete_traces import assemble_complete_traces, shown_sp
 from trailcheck.ingest.cut_json import readable_prefix, shown_strings
 from trailcheck.ingest.genai_messages import invalid_json_message, json_kind
 from trailcheck.ingest.json_records import first_line_record
-from trailcheck.ingest.json_text import JsonValueError, loads_json
 from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.json_text import JsonValueError, loads_json
 from trailcheck.trace import SpanEvent, StatusCode, Trace
 
 _KEYS: Final = frozenset(

@@ -18,10 +18,10 @@ from trailcheck.ingest.frameworks import (
     langchain_tool_message,
 )
 from trailcheck.ingest.genai_messages import json_kind, tool_arguments
-from trailcheck.ingest.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.ingest.records import RawSpan
 from trailcheck.ingest.text_attributes import first_text, text_attribute
 from trailcheck.ingest.vendors import VendorToolCall, sequence_attributes, vendor_tool_call
+from trailcheck.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.trace import ToolInvocation, semconv
 
 _PYTHON_TRACEBACK: Final = "Traceback (most recent call last):"

@@ -59,7 +59,9 @@ Amount = Annotated[float, msgspec.Meta(ge=0)]
 # Values, not containers of themselves: no struct can be part of a reference cycle, so none is
 # tracked by the garbage collector (gc=False), which a bulk read of millions would otherwise
 # pay. LeanTrace, whose derived views live in an instance __dict__, is the one tracked.
-class _Lean(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+# omit_defaults: encoded, a struct is the line trailcheck writes (dump_trace leaves defaults out),
+# which is what lets the bulk reader compare a line with its decoding cheaply.
+class _Lean(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
     pass
 
 

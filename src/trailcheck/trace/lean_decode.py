@@ -7,19 +7,16 @@ the import path reads it (``Trace.model_validate_json(line, strict=True)``, then
 :func:`~trailcheck.trace.limits.first_unstorable`), so that the two paths reject the same lines
 with the same :class:`~trailcheck.errors.RecordError`: its ``field`` the path of the value at
 fault (``spans[3].end_ns``; ``None`` for the record as a whole: bad JSON, a broken invariant),
-its ``message`` what is wrong. Should the model accept a line msgspec refused (a key given
-twice whose first value was bad: the model reads the last one), the lean trace is made from the
-model's.
+its ``message`` what is wrong. That reading includes the JSON text rules
+(:mod:`trailcheck.json_text`), so a key given twice is refused there too.
 
 Strict: text is not a number (``"5"`` is not a time), as the format's JSON Schema says. Not
 JSON, and rejected whatever pydantic's parser makes of them: ``NaN``, ``Infinity``, and a number
 too large for a float (``1e400``).
 
-Known gap: the import path also holds every line to the JSON text rules of
-``ingest/json_text.py``, three of which this does not check: a key given twice, an integer
-beyond 64 bits in a free value (kept exactly) and nesting deeper than 240 levels (refused only
-past Python's recursion limit). Checking them costs a pass over the text (``loads_json``: about
-2.6 times this decode); a caller that needs them runs that check first.
+A line msgspec takes is not held to the JSON text rules here: checking them costs a pass over
+the text (``loads_json``: about 2.6 times this decode). The bulk reader,
+:func:`trailcheck.ingest.trailcheck_jsonl.parse_lean_line`, checks them where they can matter.
 """
 
 from __future__ import annotations
@@ -31,6 +28,7 @@ import orjson
 from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
+from trailcheck.json_text import JsonValueError, loads_json
 from trailcheck.trace.error_fields import msgspec_error_field, record_error_of
 from trailcheck.trace.lean import LeanTrace
 from trailcheck.trace.limits import first_unstorable
@@ -63,14 +61,16 @@ def _as_imported(data: bytes | str) -> LeanTrace:
     """The import path's reading of a line msgspec refused: its rejection, or (rarely) the
     trace it accepts."""
     try:
-        orjson.loads(data)  # NaN or Infinity after the problem msgspec met first
-    except orjson.JSONDecodeError as error:
-        raise RecordError(f"not valid JSON: {error.msg}") from None
-    try:
         trace = Trace.model_validate_json(data, strict=True)
     except ValidationError as error:
         raise record_error_of(error, Trace) from None
     found = first_unstorable(trace)
     if found is not None:
         raise RecordError(found.message, span_id=found.span_id, field=found.field)
+    try:
+        loads_json(data)  # what pydantic's reader lets through: NaN, a key twice, 65-bit integers
+    except orjson.JSONDecodeError as error:
+        raise RecordError(f"not valid JSON: {error.msg}") from None
+    except JsonValueError as error:
+        raise RecordError(error.message, field=error.field or None) from None
     return msgspec.convert(trace.model_dump(), LeanTrace)

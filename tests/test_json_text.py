@@ -1,4 +1,4 @@
-"""The rules every JSON text an importer reads is held to (trailcheck.ingest.json_text)."""
+"""The rules every JSON text an importer reads is held to (trailcheck.json_text)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trailcheck.ingest.json_text import (
+from trailcheck.json_text import (
     MAX_DEPTH,
     JsonValueError,
     decode_json,

@@ -41,6 +41,7 @@ __all__ = [
     "element_errors",
     "embedded_field",
     "loads_json",
+    "may_hold_a_long_integer",
 ]
 
 # Deep enough for any real payload; what is left of orjson's 254 levels holds the trace around
@@ -50,12 +51,12 @@ _ORJSON_DEPTH: Final = 254
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**64 - 1
 
-# Where an integer beyond 64 bits could be: 20 digits (2^64 has 20), or 19 after a minus, seen
-# in the text with every digit written as 0 (bytes.translate and a substring search: a regular
-# expression scans digits a hundred times slower).
-_DIGITS_AS_ZERO: Final = bytes.maketrans(b"0123456789", b"0000000000")
-_LONG_INTEGERS: Final = (b"0" * 20, b"-" + b"0" * 19)
-_BEFORE_A_NUMBER: Final = frozenset(b":[, \t\r\n")
+# Where an integer beyond 64 bits could be: a number token of 20 digits (2^64 has 20), or 19
+# after a minus. Found in the text with every digit written as 0 and every byte that can come
+# before a number as ":" (not a quote or a letter: a run of digits in a string is text), by a
+# substring search: a regular expression scans digits a hundred times slower.
+_NUMBER_SHAPE: Final = bytes.maketrans(b"0123456789[, \t\r\n", b"0000000000::::::")
+_LONG_INTEGERS: Final = (b":" + b"0" * 20, b":-" + b"0" * 19)
 _exact_decoder: Final = msgspec.json.Decoder()
 
 
@@ -81,7 +82,7 @@ def decode_json(text: bytes | str) -> Any:
     """The value ``text`` holds, integers exact, without the checks of :func:`check_json`."""
     value = orjson.loads(text)
     data = text.encode() if isinstance(text, str) else text
-    if not _may_hold_a_long_integer(data):
+    if not may_hold_a_long_integer(data):
         return value
     try:
         return _exact_decoder.decode(data)
@@ -89,18 +90,11 @@ def decode_json(text: bytes | str) -> Any:
         raise JsonValueError("", f"cannot be read exactly: {error}") from None
 
 
-def _may_hold_a_long_integer(data: bytes) -> bool:
+def may_hold_a_long_integer(data: bytes) -> bool:
     """Whether ``data`` may hold an integer orjson reads as a float: a number token of 20 digits
-    or more, or 19 after a minus. Runs of digits inside strings (ids, hashes) are told apart by
-    what comes before them."""
-    shape = data.translate(_DIGITS_AS_ZERO)
-    for long_integer in _LONG_INTEGERS:
-        start = shape.find(long_integer)
-        while start != -1:
-            if start == 0 or data[start - 1] in _BEFORE_A_NUMBER:
-                return True
-            start = shape.find(long_integer, start + len(long_integer))
-    return False
+    or more, or 19 after a minus (a string holding ``": 0000..."`` may also say yes)."""
+    shape = (b":" + data).translate(_NUMBER_SHAPE)
+    return any(long_integer in shape for long_integer in _LONG_INTEGERS)
 
 
 def check_json(text: bytes | str, value: Any) -> None:

@@ -1,0 +1,111 @@
+"""trailcheck JSONL read in chunks by worker processes, each line as the bulk reader reads it
+(:func:`~trailcheck.ingest.trailcheck_jsonl.parse_lean_line`), in the order of the file.
+
+What a worker does with each trace is the caller's (grading it, writing it out): the worker
+returns one small :class:`LineResult` per line, never the trace, so nothing large crosses a
+process boundary. The parent then does what needs the whole input in order: a trace id seen
+twice is rejected as :func:`~trailcheck.ingest.importer.iter_import` rejects it, and the counts
+of the :class:`~trailcheck.ingest.importer.ImportSummary` are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES, LineChunk, chunk_lines, line_chunks
+from trailcheck.bulk.pool import ordered_map
+from trailcheck.ingest.formats import UTF8_BOM
+from trailcheck.ingest.importer import ImportSummary, already_imported
+from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.trailcheck_jsonl import parse_lean_line
+from trailcheck.trace.content_gap import content_gap
+from trailcheck.trace.incomplete import INCOMPLETE_KEY
+from trailcheck.trace.lean import LeanTrace
+
+__all__ = ["LineResult", "lean_file_results"]
+
+Output = TypeVar("Output")
+
+
+@dataclass(frozen=True, slots=True)
+class LineResult(Generic[Output]):
+    """What became of one line: its trace's id and what the caller's work made of it, or why it
+    was rejected."""
+
+    trace_id: str | None
+    output: Output | Rejection
+    spans: int = 0
+    incomplete: bool = False
+    gap_fix: str | None = None  # how to record the content a trace's instrumentation left out
+
+
+def lean_file_results(
+    path: Path,
+    work: Callable[[LeanTrace], Output],
+    summary: ImportSummary,
+    *,
+    workers: int,
+    initializer: Callable[..., object] | None = None,
+    initargs: tuple[Any, ...] = (),
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+) -> Iterator[Output]:
+    """``work(trace)`` for each trace of the trailcheck JSONL file ``path``, in file order, over
+    ``workers`` processes; rejections, and traces whose id came before, are recorded in
+    ``summary`` instead. ``work`` (and ``initializer``) must be module-level functions."""
+    source = str(path)
+    summary.formats[source] = "trailcheck"
+    with path.open("rb") as stream:
+        start = len(UTF8_BOM) if stream.read(len(UTF8_BOM)) == UTF8_BOM else 0
+    chunks = line_chunks(path, chunk_bytes, start=start)
+    first_seen: dict[str, str] = {}
+    jobs = ((chunk, work) for chunk in chunks)
+    for results in ordered_map(
+        _chunk_results, jobs, workers=workers, initializer=initializer, initargs=initargs
+    ):
+        for result in results:
+            summary.spans += result.spans
+            if isinstance(result.output, Rejection):
+                summary.rejections.append(result.output)
+                summary.rejected += 1
+                continue
+            assert result.trace_id is not None  # a trace was read
+            if result.trace_id in first_seen:
+                summary.rejections.append(
+                    already_imported(source, result.trace_id, first_seen[result.trace_id])
+                )
+                summary.rejected += 1
+                continue
+            first_seen[result.trace_id] = source
+            summary.imported += 1
+            summary.incomplete += result.incomplete
+            if result.gap_fix is not None:
+                summary.gaps.by_fix[result.gap_fix] += 1
+            yield result.output
+
+
+def _chunk_results(
+    job: tuple[LineChunk, Callable[[LeanTrace], Output]],
+) -> list[LineResult[Output]]:
+    chunk, work = job
+    results: list[LineResult[Output]] = []
+    for number, line in chunk_lines(chunk):
+        if not line.strip():
+            continue
+        read = parse_lean_line(line, source=chunk.path, line_number=number)
+        if isinstance(read, Rejection):
+            results.append(LineResult(None, read))
+            continue
+        gap = content_gap(read)
+        results.append(
+            LineResult(
+                read.trace_id,
+                work(read),
+                spans=len(read.spans),
+                incomplete=INCOMPLETE_KEY in read.metadata,
+                gap_fix=None if gap is None else gap.fix,
+            )
+        )
+    return results

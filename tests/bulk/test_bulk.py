@@ -1,0 +1,78 @@
+"""Chunks of whole lines, and results in input order from worker processes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trailcheck.bulk import chunk_lines, line_chunks, ordered_map
+
+
+def _lines_of(path: Path, chunk_bytes: int) -> list[tuple[int, bytes]]:
+    return [pair for chunk in line_chunks(path, chunk_bytes) for pair in chunk_lines(chunk)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+    last_newline=st.booleans(),
+    chunk_bytes=st.integers(min_value=1, max_value=64),
+)
+def test_chunks_cover_the_file_exactly_with_each_line_numbered_as_a_file_read_numbers_it(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[bytes],
+    last_newline: bool,
+    chunk_bytes: int,
+) -> None:
+    data = b"\n".join(lines) + (b"\n" if last_newline and lines else b"")
+    path = tmp_path_factory.mktemp("chunks") / "input.jsonl"
+    path.write_bytes(data)
+    with path.open("rb") as stream:
+        expected = list(enumerate(stream, start=1))
+    assert _lines_of(path, chunk_bytes) == expected
+    chunks = list(line_chunks(path, chunk_bytes))
+    assert sum(chunk.length for chunk in chunks) == len(data)
+    assert all(chunk.length > 0 for chunk in chunks)
+
+
+def test_a_carriage_return_inside_a_line_does_not_end_it(tmp_path: Path) -> None:
+    path = tmp_path / "input.jsonl"
+    path.write_bytes(b'{"a":\r1}\n{"b":2}\n')
+    assert _lines_of(path, 4) == [(1, b'{"a":\r1}\n'), (2, b'{"b":2}\n')]
+
+
+def _square(number: int) -> int:
+    if number == 13:
+        raise ValueError("13 is refused")
+    return number * number
+
+
+def _pid(_: int) -> int:
+    return os.getpid()
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_results_come_in_input_order(workers: int) -> None:
+    assert list(ordered_map(_square, range(12), workers=workers)) == [n * n for n in range(12)]
+
+
+def test_work_runs_in_worker_processes_only_when_there_is_more_than_one() -> None:
+    assert set(ordered_map(_pid, range(4), workers=1)) == {os.getpid()}
+    assert os.getpid() not in set(ordered_map(_pid, range(8), workers=2))
+    assert list(ordered_map(_pid, [], workers=2)) == []
+
+
+def test_a_worker_error_is_raised_in_its_turn_after_the_results_before_it() -> None:
+    results = ordered_map(_square, range(20), workers=2)
+    assert [next(results) for _ in range(13)] == [n * n for n in range(13)]
+    with pytest.raises(ValueError, match="13 is refused"):
+        next(results)
+
+
+def test_workers_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        list(ordered_map(_square, range(3), workers=0))
