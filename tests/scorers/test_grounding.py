@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from trailcheck.cases import Case
-from trailcheck.scorers import Score
+from trailcheck.scorers import Score, grounding
 from trailcheck.scorers.grounding import GroundingScorer, evidence_index, find_figures
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
@@ -187,3 +188,19 @@ def test_arguments_of_a_failed_call_support_nothing() -> None:
     assert score is not None
     assert not score.passed
     assert "unsupported: $12.90" in score.reason
+
+
+_FIGURE_TEXT = st.text(
+    alphabet="0123456789 ,.-/:$€£¥%JanFebMarAprMayJunJulAugSepOctNovDecStndrdthUSDEURTZ+xy\n",
+    max_size=40,
+)
+
+
+@given(_FIGURE_TEXT)
+def test_the_scanners_first_character_lookahead_changes_no_match(text: str) -> None:
+    without = re.compile(
+        grounding._FIGURE.pattern.replace("(?=[\\d$€£¥JFMASOND-])", "", 1), re.VERBOSE
+    )
+    assert without.pattern != grounding._FIGURE.pattern
+    found = [(m.span(), m.groupdict()) for m in grounding._FIGURE.finditer(text)]
+    assert found == [(m.span(), m.groupdict()) for m in without.finditer(text)]
