@@ -119,3 +119,11 @@ _json_values = st.recursive(
 @given(_json_values)
 def test_every_json_value_within_the_rules_reads_back_equal(value: object) -> None:
     assert loads_json(orjson.dumps(value)) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b'{"v":\n  18446744073709551616}', b"[1,\t-9223372036854775809]", b"18446744073709551616"],
+)
+def test_an_integer_beyond_64_bits_is_found_after_any_json_whitespace(text: bytes) -> None:
+    assert "beyond what trailcheck can write back" in _refusal(text)[1]

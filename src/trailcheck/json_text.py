@@ -7,8 +7,8 @@ an attribute) goes through :func:`loads_json`, which holds it to four rules:
   JSON, reported with orjson's position as any other text that is not.
 - **Integers exactly.** orjson reads an integer beyond 64 bits as the nearest float
   (18446744073709551617 would be imported as 1.8446744073709552e+19, a silent change); text
-  that may hold one (a run of 20 digits, or 19 after a minus) is read again by msgspec, which
-  keeps every integer as written.
+  that may hold one (a number of 20 digits, or 19 after a minus) is read again by msgspec,
+  which keeps every integer as written.
 - **What can be written back.** trailcheck writes values as JSON with orjson (the store's content,
   ``trailcheck import``'s output), which holds integers from -2^63 to 2^64-1 and nests 254
   levels. A value beyond 64 bits, or nested deeper than :data:`MAX_DEPTH` (which leaves room for
@@ -18,10 +18,11 @@ an attribute) goes through :func:`loads_json`, which holds it to four rules:
   leaves which value is meant unpredictable, and keeping the last (as orjson, pydantic and
   Python do) would drop the other without a word. OTLP attribute lists already refuse it.
 
-The cost on the path every record takes is one orjson decode and encode, one regular expression
-search and two byte counts: the text's colons outside strings are its keys, so a decoded value
-with fewer keys than that (its encoding has fewer colons than the text) lost one. Only then is
-the text read again to find which (:func:`_repeated_keys`).
+The cost on the path every record takes is one orjson decode and encode, one ``bytes.translate``
+with two substring searches (:func:`may_hold_a_long_integer`) and two byte counts: the text's
+colons outside strings are its keys, so a decoded value with fewer keys than that (its encoding
+has fewer colons than the text) lost one. Only then is the text read again to find which
+(:func:`_repeated_keys`).
 """
 
 from __future__ import annotations

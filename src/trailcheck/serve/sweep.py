@@ -107,6 +107,8 @@ def _quarantine(
     reason = _reason(error)
     try:
         store.quarantine_pending(trace_id, reason)
+    # Whatever the store raised, the sweep goes on with the other traces (issue 22): this one
+    # is logged with its traceback and stays pending, so nothing is lost and it is retried.
     except Exception:
         logger.exception(
             "trace %r could not be completed (%s), nor quarantined: it stays pending and is"
