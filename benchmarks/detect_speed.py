@@ -3,12 +3,15 @@
 Ingests N generated traces (those of ``import_speed.py``) into a fresh SQLite store once, then,
 each in its own subprocess so that peak RSS is the run's own, and over several rounds:
 
-- **detect**: the built-in rules (``trailcheck.loop.builtin_rules``) over
+- **read**: ``Store.iter_traces()`` alone, every trace read into a pydantic Trace and dropped;
+- **lean read**: ``Store.content_pages()`` decoded by ``decode_lean_trace``: the cost of getting
+  the traces out on the path ``trailcheck detect`` takes, which detection cannot avoid;
+- **detect, pydantic**: the built-in rules (``trailcheck.loop.builtin_rules``) over
   ``Store.iter_traces()``, streaming, findings counted;
-- **baseline**: ``Store.iter_traces()`` alone, every trace read and dropped: the cost of
-  getting the traces out, which detection cannot avoid.
+- **detect, 1 core** and **detect, all cores**: what ``trailcheck detect --workers 1`` and
+  ``--workers N`` run (``trailcheck.bulk.detection.detect_pages`` over the store's pages).
 
-Prints traces/s and the ratio detect / baseline (medians), and the peak RSS of detection over
+Prints traces/s and each ratio to the lean read (medians), and the peak RSS of detection over
 the first tenth of the store and over all of it: streaming means the two are close (memory does
 not grow with the number of traces)::
 
@@ -31,9 +34,20 @@ from itertools import islice
 from pathlib import Path
 
 from import_speed import make_trace
+from trailcheck.bulk import default_workers
+from trailcheck.bulk.detection import detect_pages
 from trailcheck.loop import builtin_rules, detect
 from trailcheck.store import Store
-from trailcheck.trace import Trace
+from trailcheck.trace import Trace, decode_lean_trace
+from trailcheck.trace.content_gap import GapTally
+
+MODES = {
+    "read": "read (Store.iter_traces, pydantic)",
+    "lean": "lean read (content_pages + decode_lean_trace)",
+    "detect": "detect, pydantic (detect over iter_traces)",
+    "detect-1": "detect, 1 core (trailcheck detect --workers 1)",
+    "detect-all": "detect, all cores (trailcheck detect)",
+}
 
 CHUNK = 2_000
 
@@ -49,16 +63,26 @@ def fill(url: str, total: int, seed: int) -> None:
 def measure(url: str, mode: str, limit: int) -> None:
     """Child process: one timed pass; prints seconds, traces, findings and peak RSS (KiB)."""
     rules = builtin_rules()
+    pages = max(1, limit // 200)  # the store's page: 200 rows
     with Store.open(url, must_exist=True) as store:
         started = time.perf_counter()
-        traces = islice(store.iter_traces(), limit)
-        if mode == "detect":
-            counted = _Counted(traces)
+        findings, count = 0, limit
+        if mode == "read":
+            count = sum(1 for _ in islice(store.iter_traces(), limit))
+        elif mode == "lean":
+            count = sum(
+                1
+                for page in islice(store.content_pages(), pages)
+                for _ in map(decode_lean_trace, page)
+            )
+        elif mode == "detect":
+            counted = _Counted(islice(store.iter_traces(), limit))
             findings = sum(1 for _ in detect(counted, rules))
             count = counted.count
         else:
-            findings = 0
-            count = sum(1 for _ in traces)
+            workers = 1 if mode == "detect-1" else default_workers()
+            chosen = islice(store.content_pages(), pages)
+            findings = sum(1 for _ in detect_pages(chosen, rules, GapTally(), workers=workers))
         elapsed = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"{elapsed} {count} {findings} {peak}")
@@ -92,7 +116,7 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--child", choices=["detect", "read"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=list(MODES), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--limit", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -104,19 +128,30 @@ def main() -> None:
         started = time.perf_counter()
         fill(url, args.traces, args.seed)
         print(f"stored {args.traces} traces in {time.perf_counter() - started:.1f} s")
-        detect_s, read_s = [], []
+        seconds: dict[str, list[float]] = {mode: [] for mode in MODES}
+        found: dict[str, int] = {}
         for _ in range(args.rounds):
-            seconds, count, findings, peak_all = child(url, "detect", args.traces)
-            detect_s.append(seconds)
-            read_s.append(child(url, "read", args.traces)[0])
-        tenth = max(1, args.traces // 10)
-        peak_tenth = child(url, "detect", tenth)[3]
-    detect_median, read_median = statistics.median(detect_s), statistics.median(read_s)
-    print(f"detect   {count / detect_median:10.0f} traces/s  ({findings} findings)")
-    print(f"baseline {count / read_median:10.0f} traces/s  (Store.iter_traces alone)")
-    print(f"ratio detect / baseline: {detect_median / read_median:.2f}")
-    print(f"peak RSS: {peak_tenth / 1024:.0f} MiB over {tenth} traces,")
-    print(f"          {peak_all / 1024:.0f} MiB over {count} traces")
+            for mode in MODES:
+                elapsed, _, findings, _ = child(url, mode, args.traces)
+                seconds[mode].append(elapsed)
+                found[mode] = findings
+        tenth = max(200, args.traces // 10)
+        peak_tenth = child(url, "detect-1", tenth)[3]
+        peak_all = child(url, "detect-1", args.traces)[3]
+    lean = statistics.median(seconds["lean"])
+    print(f"{args.traces} traces, {default_workers()} cores, load {_load()}")
+    for mode, label in MODES.items():
+        median = statistics.median(seconds[mode])
+        shown = f" ({found[mode]} findings)" if mode.startswith("detect") else ""
+        ratio = median / lean
+        print(f"{label:50} {args.traces / median:9.0f} traces/s  {ratio:5.2f}x lean read{shown}")
+    print(f"peak RSS of detect, 1 core: {peak_tenth / 1024:.0f} MiB over {tenth} traces,")
+    print(f"                            {peak_all / 1024:.0f} MiB over {args.traces} traces")
+
+
+def _load() -> str:
+    with open("/proc/loadavg", encoding="ascii") as stream:
+        return " ".join(stream.read().split()[:3])
 
 
 if __name__ == "__main__":

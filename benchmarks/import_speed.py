@@ -2,10 +2,12 @@
 
 Generates N realistic traces (12 spans: an agent root, 5 model calls, 5 tool calls with JSON
 arguments and JSON results, 1 guard check), writes them as trailcheck JSONL, then times, in the
-same run and over several rounds, on one core: (a) ``orjson.loads`` of every line, (b) the lean
-path, ``decode_lean_trace`` of every line of the file into validated msgspec structs, and (c)
-the importer reading the file into validated pydantic Trace objects. Prints the medians and
-their ratios to (a) (target <= 2.0).
+same run and over several rounds: (a) ``orjson.loads`` of every line, (b) the lean path,
+``decode_lean_trace`` of every line into validated msgspec structs, (c) the bulk reader,
+``parse_lean_line`` (b, with the JSON text rules held), (d) what ``trailcheck import`` of a
+trailcheck JSONL file runs, reading and writing each line back, on one core
+(``--workers 1``) and (e) on every core, and (f) the pydantic importer reading the file into
+Trace objects. Prints the medians and their ratios to (a) (target <= 2.0), with the load.
 
     uv run python benchmarks/import_speed.py [--traces 100000] [--rounds 5]
 """
@@ -14,15 +16,20 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import random
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 
-from trailcheck.ingest.trailcheck_jsonl import dump_trace, read_trailcheck_jsonl
+from trailcheck.bulk import default_workers
+from trailcheck.bulk.importing import imported_lines
+from trailcheck.ingest.importer import ImportSummary
+from trailcheck.ingest.trailcheck_jsonl import dump_trace, parse_lean_line, read_trailcheck_jsonl
 from trailcheck.trace import (
     LeanTrace,
     ModelInvocation,
@@ -142,10 +149,20 @@ def _time(fn: object) -> float:
     return time.perf_counter() - began
 
 
-def time_paths(path: Path, lines: list[bytes], rounds: int) -> dict[str, float]:
-    """Median seconds of each way to read the file, over ``rounds`` interleaved rounds (so a
-    slower moment of the machine is shared, not pinned on one)."""
+def _command(path: Path, expected: int, workers: int) -> Callable[[], None]:
+    """What ``trailcheck import`` of ``path`` runs over ``workers`` processes."""
 
+    def run() -> None:
+        summary = ImportSummary()
+        with open(os.devnull, "wb") as out:
+            for line in imported_lines([path], summary, workers=workers):
+                out.write(line + b"\n")
+        assert summary.imported == expected
+
+    return run
+
+
+def _runs(path: Path, lines: list[bytes]) -> dict[str, Callable[[], None]]:
     def bare() -> None:
         for line in lines:
             orjson.loads(line)
@@ -154,12 +171,29 @@ def time_paths(path: Path, lines: list[bytes], rounds: int) -> dict[str, float]:
         for line in lines:
             assert isinstance(decode_lean_trace(line), LeanTrace)
 
+    def checked() -> None:
+        for number, line in enumerate(lines, 1):
+            assert isinstance(parse_lean_line(line, source="b", line_number=number), LeanTrace)
+
     def imported() -> None:
         with path.open("rb") as stream:
             for item in read_trailcheck_jsonl(stream, str(path)):
                 assert isinstance(item, Trace)
 
-    runs = {"bare": bare, "lean": lean, "imported": imported}
+    return {
+        "bare": bare,
+        "lean": lean,
+        "checked": checked,
+        "command-1": _command(path, len(lines), 1),
+        "command-all": _command(path, len(lines), default_workers()),
+        "imported": imported,
+    }
+
+
+def time_paths(path: Path, lines: list[bytes], rounds: int) -> dict[str, float]:
+    """Median seconds of each way to read the file, over ``rounds`` interleaved rounds (so a
+    slower moment of the machine is shared, not pinned on one)."""
+    runs = _runs(path, lines)
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(rounds):
         for name, run in runs.items():
@@ -184,19 +218,21 @@ def main() -> None:
         size_mb = path.stat().st_size / 1e6
         print(f"{args.traces} traces, {size_mb:.0f} MB, {size_mb * 1e3 / args.traces:.1f} kB/trace")
         medians = time_paths(path, lines, args.rounds)
-    rows = (
-        ("orjson.loads of each line", medians["bare"], "lines"),
-        ("lean: decode_lean_trace of each line", medians["lean"], "traces"),
-        ("pydantic: trailcheck import of the file", medians["imported"], "traces"),
-    )
-    for label, seconds, unit in rows:
+    rows = {
+        "bare": "orjson.loads of each line",
+        "lean": "lean: decode_lean_trace of each line",
+        "checked": "bulk reader: parse_lean_line of each line",
+        "command-1": "trailcheck import, 1 core (read + write)",
+        "command-all": f"trailcheck import, {default_workers()} cores",
+        "imported": "pydantic: the importer reading the file",
+    }
+    with open("/proc/loadavg", encoding="ascii") as stream:
+        print(f"load average {' '.join(stream.read().split()[:3])}")
+    for name, label in rows.items():
+        seconds = medians[name]
         print(
-            f"{label:<40} median {seconds:.3f} s  ({args.traces / seconds:,.0f} {unit}/s,"
-            f" {seconds / args.traces * 1e6:.1f} µs each)"
-        )
-    for label, name in (("lean decode", "lean"), ("pydantic import", "imported")):
-        print(
-            f"ratio {label} / orjson.loads: {medians[name] / medians['bare']:.2f} (target <= 2.0)"
+            f"{label:<42} median {seconds:.3f} s  ({args.traces / seconds:,.0f}/s,"
+            f" {seconds / args.traces * 1e6:.1f} µs each)  {seconds / medians['bare']:.2f}x orjson"
         )
 
 

@@ -89,6 +89,15 @@ def import_command(
     ] = False,
     ids: IdsOption = "hex",
     keep_incomplete: KeepIncompleteOption = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes reading trailcheck JSONL (default: every core; 1 reads in this"
+            " process); the output is the same. Other formats are read in this process.",
+        ),
+    ] = None,
 ) -> None:
     """Import traces from other formats into trailcheck JSONL.
 
@@ -104,6 +113,7 @@ def import_command(
         strict=strict,
         ids=ids,
         keep_incomplete=keep_incomplete,
+        workers=workers,
     )
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "embedded_field",
     "loads_json",
     "may_hold_a_long_integer",
+    "may_nest_too_deeply",
 ]
 
 # Deep enough for any real payload; what is left of orjson's 254 levels holds the trace around
@@ -96,6 +97,12 @@ def may_hold_a_long_integer(data: bytes) -> bool:
     or more, or 19 after a minus (a string holding ``": 0000..."`` may also say yes)."""
     shape = (b":" + data).translate(_NUMBER_SHAPE)
     return any(long_integer in shape for long_integer in _LONG_INTEGERS)
+
+
+def may_nest_too_deeply(data: bytes) -> bool:
+    """Whether ``data`` may nest deeper than :data:`MAX_DEPTH`: it opens more arrays and objects
+    than that (brackets inside strings counted too), at the cost of two byte counts."""
+    return data.count(b"[") + data.count(b"{") > MAX_DEPTH
 
 
 def check_json(text: bytes | str, value: Any) -> None:

@@ -191,3 +191,39 @@ def test_interactive_review_survives_a_bad_edit_and_takes_tools_by_prompt(
         "issue_refund",
     ]
     assert case.policies[0].tool == "verify_identity"
+
+
+def test_detect_over_several_processes_finds_and_stores_what_one_does(tmp_path: Path) -> None:
+    # More than two pages of the store (200 rows each), so the pages go to worker processes.
+    traces = [
+        _refund(f"r{n}", f"Refund order A-{n} please")
+        if n % 3 == 0
+        else TraceBuilder(f"q{n}", input="Where is my order?")
+        .tool("lookup_order", {"order_id": f"A-{n}"}, result={"status": "shipped"})
+        .output(None if n % 7 == 0 else "It has shipped.")
+        .build()
+        for n in range(450)
+    ]
+    printed, stored = [], []
+    for workers in ("1", "2"):
+        url = f"sqlite:///{tmp_path / f'store-{workers}.db'}"
+        with Store.open(url) as store:
+            store.ingest(traces)
+        code, out = _invoke("detect", "--db", url, "--json", "--workers", workers)
+        assert code == 0, out
+        printed.append([line for line in out.splitlines() if line.startswith("{")])
+        with Store.open(url) as store:
+            stored.append([finding.model_dump() for finding in store.findings()])
+    assert printed[0] == printed[1]
+    assert stored[0] == stored[1]
+    found = [json.loads(line) for line in printed[0]]
+    # In trace order: each refund lacks its identity check, each seventh lookup its answer.
+    assert [(f["trace_id"], f["label"]) for f in found][:3] == [
+        ("r0", "refund_without_identity_check"),
+        ("r3", "refund_without_identity_check"),
+        ("r6", "refund_without_identity_check"),
+    ]
+    assert sum(f["label"] == "refund_without_identity_check" for f in found) == 150
+    assert sum(f["label"] == "no_final_answer" for f in found) == len(
+        [n for n in range(450) if n % 3 and n % 7 == 0]
+    )

@@ -1,9 +1,12 @@
 """The rules that take a cheaper path decide as the full check does: the grounding rule reads the
-input alone first, the date rule the arguments first, the error rule the calls first."""
+input alone first, the date rule the arguments first (and a date needs a four-digit year), the
+error rule the calls first, the repeated-call check the tools' names first."""
 
 from __future__ import annotations
 
 import pickle
+import re
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,7 +20,10 @@ from trailcheck.loop import (
     detect,
     parse_rules,
 )
-from trailcheck.scorers import GroundingScorer
+from trailcheck.scorers import GroundingScorer, parse_date
+from trailcheck.scorers import dates as dates_module
+from trailcheck.scorers import efficiency as efficiency_module
+from trailcheck.scorers.efficiency import find_repeats
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
@@ -97,3 +103,43 @@ def test_a_rule_that_has_run_equals_and_pickles_as_a_fresh_one() -> None:
     assert used == fresh
     assert pickle.loads(pickle.dumps(used)) == fresh
     assert used.model_dump() == fresh.model_dump()
+
+
+DATE_PIECES = ["2026", "06", "6", "19", "19th", "June", "jun", "-", "/", ".", " ", ",", "of", "T10"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(st.sampled_from(DATE_PIECES), max_size=7), day_first=st.booleans())
+def test_a_text_without_a_four_digit_year_is_no_date_as_the_full_parse_says(
+    pieces: list[str], day_first: bool
+) -> None:
+    text = "".join(pieces)
+    shortcut = parse_date(text, day_first=day_first)
+    with mock.patch.object(dates_module, "_YEAR", re.compile("")):  # matches every text
+        full = parse_date(text, day_first=day_first)
+    assert shortcut == full
+
+
+def test_the_date_shortcut_still_reads_every_form() -> None:
+    for text in ("2026-06-19", "June 19, 2026", "19th of June 2026", "06/19/2026", "2026/6/19"):
+        assert parse_date(text, day_first=False) is not None, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    calls=st.lists(
+        st.tuples(st.sampled_from(["a", "b"]), st.sampled_from([1, 1.0, "1", 2])), max_size=8
+    ),
+    min_repeats=st.integers(2, 4),
+)
+def test_repeated_calls_found_from_the_names_first_are_those_of_every_key(
+    calls: list[tuple[str, object]], min_repeats: int
+) -> None:
+    builder = TraceBuilder("t", input="go")
+    for name, value in calls:
+        builder.tool(name, {"x": value}, result={"ok": True})
+    tool_calls = builder.build().tool_calls
+    check = efficiency_module._repeats(tool_calls, min_repeats)
+    expected = find_repeats([call.key for call in tool_calls], min_repeats)
+    assert check.passed == (not expected)
+    assert len(check.evidence) == sum(repeat.count for repeat in expected)

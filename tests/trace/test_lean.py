@@ -14,7 +14,12 @@ from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.trailcheck_jsonl import dump_trace, parse_lean_line, parse_trace_line
+from trailcheck.ingest.trailcheck_jsonl import (
+    dump_lean_trace,
+    dump_trace,
+    parse_lean_line,
+    parse_trace_line,
+)
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import LeanTrace, Trace, TraceView, decode_lean_trace
 from trailcheck.trace.error_fields import (
@@ -260,11 +265,24 @@ def test_a_default_written_out_is_read_by_the_bulk_reader_as_by_the_import_path(
     assert read.to_trace() == parse_trace_line(line, source="t.jsonl", line_number=1)
 
 
-def test_nesting_only_the_import_path_refuses_is_read_by_the_bulk_reader() -> None:
-    # The one difference, documented in parse_lean_line: reading writes nothing back.
-    line = b'{"trace_id": "t", "final_output": ' + b"[" * 600 + b"]" * 600 + b"}"
-    assert "recursion limit exceeded" in _import_rejects(line).message  # pydantic's, at 254
-    assert isinstance(parse_lean_line(line, source="t.jsonl", line_number=1), LeanTrace)
+@pytest.mark.parametrize("depth", [241, 253, 600])
+def test_nesting_the_import_path_refuses_the_bulk_reader_refuses(depth: int) -> None:
+    line = b'{"trace_id": "t", "final_output": ' + b"[" * depth + b"]" * depth + b"}"
+    assert "recursion limit exceeded" in _import_rejects(line).message  # pydantic's
+    rejection = parse_lean_line(line, source="t.jsonl", line_number=1)
+    assert isinstance(rejection, Rejection)
+    assert rejection.line == 1
+    assert rejection.field is not None
+    assert rejection.field.startswith("final_output[0][0]")
+    assert "nested deeper than 240 levels" in rejection.message
+
+
+def test_brackets_inside_text_are_not_nesting() -> None:
+    # Past the bracket count, the full check runs and finds nothing wrong.
+    line = b'{"trace_id": "t", "final_output": "' + b"[{" * 300 + b'"}'
+    read = parse_lean_line(line, source="t.jsonl", line_number=1)
+    assert isinstance(read, LeanTrace)
+    assert read.final_output == "[{" * 300
 
 
 def test_the_import_path_reads_numbers_strictly() -> None:
@@ -309,3 +327,12 @@ def test_lean_structs_compare_floats_as_python_does() -> None:
     lean = decode_lean_trace(_line(final_output=0.1, metadata={"x": -0.0}))
     assert lean.final_output == 0.1
     assert math.copysign(1, lean.metadata["x"]) == -1
+
+
+@pytest.mark.parametrize("value", [1e16, 1.81544e174, -1e300, 1e-7, 0.1, 1e15, 12345.678])
+def test_the_lean_dump_is_the_pydantic_dump_whatever_the_exponent(value: float) -> None:
+    trace = TraceBuilder("t", input="1e5 in a text").output({"big": [value]}).build()
+    line = dump_trace(trace)
+    lean = decode_lean_trace(line)
+    assert dump_lean_trace(lean) == line
+    assert orjson.loads(dump_lean_trace(lean))["final_output"] == {"big": [value]}

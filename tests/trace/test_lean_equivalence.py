@@ -1,5 +1,6 @@
 """Two holders, one meaning: a trailcheck JSONL line read as a pydantic Trace and as a LeanTrace
-gives the same content, the same tool calls and the same grade from every built-in scorer; and
+gives the same content, the same tool calls, the same grade from every built-in scorer and the
+same findings from every kind of detection rule; and
 a line one holder rejects, the other rejects, naming the same field.
 
 Lines are every fixture, imported in whatever format it is in and written as trailcheck JSONL,
@@ -8,8 +9,7 @@ and generated traces (:mod:`tests.trace.strategies`), whole or with one mutation
 text rules (``trailcheck/json_text.py``), ``Trace.model_validate_json(line, strict=True)`` (strict,
 as the lean path reads: see ``test_the_import_path_reads_numbers_strictly``), then the
 storable-integer check. The bulk reader's is ``parse_lean_line``'s, which checks the same JSON
-text rules but one: nesting past 240 levels, the one known difference
-(``tests/trace/test_lean.py``).
+text rules where a line may break one.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ from tests.trace.strategies import traces
 from trailcheck.cases import Case, load_dataset
 from trailcheck.errors import RecordError
 from trailcheck.ingest import import_traces
-from trailcheck.ingest.trailcheck_jsonl import dump_trace, parse_lean_line
+from trailcheck.ingest.trailcheck_jsonl import dump_lean_trace, dump_trace, parse_lean_line
 from trailcheck.json_text import JsonValueError, loads_json
+from trailcheck.loop import Rule, builtin_rules, detect, parse_rules
 from trailcheck.scorers import (
     EfficiencyScorer,
     ReplayStateScorer,
@@ -68,6 +69,22 @@ SCORERS: tuple[Scorer, ...] = (
         errored_calls="skip",
     ),
     ReplayStateScorer(environment="tests.scorers.test_replay_state:TinyShop"),
+)
+
+# The built-in rules, and a policy rule of each kind they leave out, on tools the traces call.
+RULES: tuple[Rule, ...] = (
+    *builtin_rules(),
+    *parse_rules(
+        """
+rules:
+  - {name: confirm, label: unconfirmed, severity: high, kind: policy,
+     policy: {name: requires_confirmation_before, tool: issue_refund}}
+  - {name: once, label: repeated_lookup, severity: low, kind: policy,
+     policy: {name: at_most, tool: lookup_order, count: 1}}
+  - {name: never, label: forbidden_search, severity: low, kind: policy,
+     policy: {name: forbidden, tool: search_orders}}
+"""
+    ),
 )
 
 
@@ -109,6 +126,7 @@ def assert_same_reading(line: bytes, cases: tuple[Case, ...]) -> None:
     trace = Trace.model_validate_json(line, strict=True)
     lean = decode_lean_trace(line)
     assert lean.to_trace().model_dump() == trace.model_dump()
+    assert dump_lean_trace(lean) == dump_trace(trace)  # what import writes, on either path
     assert lean.tool_calls == trace.tool_calls
     assert [call.key for call in lean.tool_calls] == [call.key for call in trace.tool_calls]
     assert [call.result for call in lean.tool_calls] == [call.result for call in trace.tool_calls]
@@ -121,6 +139,7 @@ def assert_same_reading(line: bytes, cases: tuple[Case, ...]) -> None:
     assert content_gap(lean) == content_gap(trace)
     assert incompleteness(lean) == incompleteness(trace)
     assert summed_usage(lean.spans) == summed_usage(trace.spans)
+    assert list(detect([lean], RULES)) == list(detect([trace], RULES))
     for case in cases:
         expected = grade(trace, case, SCORERS)
         graded = grade_lean(lean, case, SCORERS)
@@ -214,6 +233,8 @@ def test_the_fixtures_hold_what_the_comparison_needs() -> None:
     assert any(call.source == "message" for trace in found for call in trace.tool_calls)
     assert any(call.from_messages for trace in found for call in trace.tool_calls)
     assert any(content_gap(trace) is not None for trace in found)
+    labels = {finding.label for finding in detect(found, RULES)}
+    assert len(labels) >= 4, labels
 
 
 @fuzz_settings(200)
@@ -224,12 +245,8 @@ def test_generated_traces_read_and_grade_the_same(data: st.DataObject) -> None:
     assert_same_reading(dump_trace(trace), cases)
 
 
-# What trailcheck/json_text.py refuses and the bulk reader reads (tests/trace/test_lean.py).
-UNCHECKED_RULES = re.compile("nested deeper")
-
-# Mutations of one value, whose rejection names where it is. Excluded: "deep", whose nesting
-# is the one JSON text rule the mutations would break on every line (a known gap).
-KINDS = ("wrong_type", "missing", "nan", "huge_int", "bad_id", "duplicate_key", "embedded")
+# Mutations of one value, whose rejection names where it is.
+KINDS = ("wrong_type", "missing", "nan", "huge_int", "bad_id", "duplicate_key", "embedded", "deep")
 
 
 def _import_path(line: bytes) -> tuple[Trace | None, set[str | None], JsonValueError | None]:
@@ -278,13 +295,8 @@ def test_a_line_one_path_rejects_the_other_rejects_naming_the_same_field(
     if imported is not None:
         assert isinstance(lean, LeanTrace), (lean, line[:300])
         assert lean.to_trace().model_dump() == imported.model_dump()
-    elif isinstance(lean, LeanTrace):
-        # The known gap, and only it: a JSON text rule the lean path does not check, on a line
-        # the model itself accepts.
-        assert broken is not None, (fields, line[:300])
-        assert not fields, (fields, line[:300])
-        assert UNCHECKED_RULES.search(broken.message), (broken, line[:300])
     else:
+        assert not isinstance(lean, LeanTrace), (fields, broken, line[:300])
         # One problem: its field. A value with several (an object of the wrong shape): one
         # of theirs, the first in the line rather than the first the model declares.
         named = fields | ({broken.field or None} if broken is not None else set())

@@ -10,14 +10,14 @@ of the :class:`~trailcheck.ingest.importer.ImportSummary` are kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES, LineChunk, chunk_lines, line_chunks
 from trailcheck.bulk.pool import ordered_map
-from trailcheck.ingest.formats import UTF8_BOM
+from trailcheck.ingest.formats import UTF8_BOM, refuse_empty
 from trailcheck.ingest.importer import ImportSummary, already_imported
 from trailcheck.ingest.records import Rejection
 from trailcheck.ingest.trailcheck_jsonl import parse_lean_line
@@ -25,7 +25,7 @@ from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import INCOMPLETE_KEY
 from trailcheck.trace.lean import LeanTrace
 
-__all__ = ["LineResult", "lean_file_results"]
+__all__ = ["LineResult", "lean_file_results", "lean_files_results"]
 
 Output = TypeVar("Output")
 
@@ -55,14 +55,45 @@ def lean_file_results(
     """``work(trace)`` for each trace of the trailcheck JSONL file ``path``, in file order, over
     ``workers`` processes; rejections, and traces whose id came before, are recorded in
     ``summary`` instead. ``work`` (and ``initializer``) must be module-level functions."""
-    source = str(path)
-    summary.formats[source] = "trailcheck"
-    with path.open("rb") as stream:
-        start = len(UTF8_BOM) if stream.read(len(UTF8_BOM)) == UTF8_BOM else 0
-    chunks = line_chunks(path, chunk_bytes, start=start)
+    return lean_files_results(
+        [path],
+        work,
+        summary,
+        workers=workers,
+        initializer=initializer,
+        initargs=initargs,
+        chunk_bytes=chunk_bytes,
+    )
+
+
+def lean_files_results(
+    paths: Sequence[Path],
+    work: Callable[[LeanTrace], Output],
+    summary: ImportSummary,
+    *,
+    workers: int,
+    initializer: Callable[..., object] | None = None,
+    initargs: tuple[Any, ...] = (),
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+) -> Iterator[Output]:
+    """:func:`lean_file_results` over several files, one after the other, in one pool of
+    workers: a trace id is taken once across all of them. A file that holds nothing is refused
+    (InputError) before any is read, as the import refuses it."""
+    starts: list[tuple[Path, int]] = []
+    for path in paths:
+        refuse_empty(path)
+        with path.open("rb") as stream:
+            bom = stream.read(len(UTF8_BOM)) == UTF8_BOM
+        starts.append((path, len(UTF8_BOM) if bom else 0))
     first_seen: dict[str, str] = {}
-    jobs = ((chunk, work) for chunk in chunks)
-    for results in ordered_map(
+    jobs = (
+        (chunk, work)
+        for path, start in starts
+        for chunk in line_chunks(path, chunk_bytes, start=start)
+    )
+    for path, _ in starts:
+        summary.formats[str(path)] = "trailcheck"
+    for source, results in ordered_map(
         _chunk_results, jobs, workers=workers, initializer=initializer, initargs=initargs
     ):
         for result in results:
@@ -88,7 +119,7 @@ def lean_file_results(
 
 def _chunk_results(
     job: tuple[LineChunk, Callable[[LeanTrace], Output]],
-) -> list[LineResult[Output]]:
+) -> tuple[str, list[LineResult[Output]]]:
     chunk, work = job
     results: list[LineResult[Output]] = []
     for number, line in chunk_lines(chunk):
@@ -108,4 +139,4 @@ def _chunk_results(
                 gap_fix=None if gap is None else gap.fix,
             )
         )
-    return results
+    return chunk.path, results

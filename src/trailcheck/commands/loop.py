@@ -32,11 +32,20 @@ def detect_command(
         bool, typer.Option("--builtin/--no-builtin", help="Run the built-in rules too.")
     ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print each finding as JSON.")] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Processes running the rules (default: every core; 1 runs them in this"
+            " process). The findings and their order are the same.",
+        ),
+    ] = None,
 ) -> None:
     """Label the stored traces with the rules' failure modes, and keep the findings."""
     from trailcheck.commands.loop_impl import detect_command as body
 
-    body(db=db, rules=rules, builtin=builtin, as_json=as_json)
+    body(db=db, rules=rules, builtin=builtin, as_json=as_json, workers=workers)
 
 
 def clusters_command(

@@ -15,6 +15,8 @@ import orjson
 import typer
 from rich.table import Table
 
+from trailcheck.bulk import default_workers
+from trailcheck.bulk.detection import detect_pages
 from trailcheck.cases import Case, Dataset, dump_dataset, load_dataset
 from trailcheck.cases.yaml_core import dump_yaml
 from trailcheck.commands.output import stderr, stdout
@@ -28,7 +30,6 @@ from trailcheck.loop import (
     builtin_rules,
     cluster_occurrences,
     combined_rules,
-    detect,
     load_rules,
     occurrence,
     promote,
@@ -66,9 +67,15 @@ def _batches(findings: Iterator[Finding], size: int) -> Iterator[list[Finding]]:
 
 
 def detect_command(
-    *, db: str | None, rules: list[Path] | None, builtin: bool, as_json: bool
+    *,
+    db: str | None,
+    rules: list[Path] | None,
+    builtin: bool,
+    as_json: bool,
+    workers: int | None = None,
 ) -> None:
-    """The body of :func:`trailcheck.commands.loop.detect_command`."""
+    """The body of :func:`trailcheck.commands.loop.detect_command`: the rules run over
+    ``workers`` processes (default: every core), the traces decoded on the lean path."""
     chosen = chosen_rules(rules or [], builtin=builtin)
     if not chosen:
         raise UsageError("no rules to run: give --rules FILE or leave the built-in rules on")
@@ -77,7 +84,10 @@ def detect_command(
     traces, last_trace = 0, None
     gaps = GapTally()
     with open_store(db) as store:
-        for batch in _batches(detect(store.iter_traces(), chosen, gaps), FINDINGS_BATCH):
+        found = detect_pages(
+            store.content_pages(), chosen, gaps, workers=workers or default_workers()
+        )
+        for batch in _batches(found, FINDINGS_BATCH):
             store.add_findings(batch)
             for finding in batch:
                 counts[finding.label] = counts.get(finding.label, 0) + 1

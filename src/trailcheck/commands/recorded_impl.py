@@ -17,6 +17,7 @@ from rich.table import Table
 
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.grading import Unmatched, grade_file
+from trailcheck.bulk.outcomes import trial_outcomes
 from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS
 from trailcheck.commands.output import print_json, stderr, stdout
@@ -27,7 +28,7 @@ from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
 from trailcheck.report.otlp_http import OtlpTarget
 from trailcheck.report.stats_view import render_stats, stats_json
-from trailcheck.run.recorded import outcomes_from_traces
+from trailcheck.run.recorded import group_outcomes, outcomes_from_traces
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.scorers import Grade, LeanGrade, Scorer, case_scorers, grade
 from trailcheck.trace import Trace
@@ -176,12 +177,24 @@ def stats_command(
     as_json: bool,
     format_name: str | None,
 ) -> None:
-    """The body of :func:`trailcheck.commands.recorded.stats_command`."""
+    """The body of :func:`trailcheck.commands.recorded.stats_command`. Files that are all
+    trailcheck JSONL are read on the lean path over every core, with the same counts."""
     summary = ImportSummary()
-    traces = iter_import(sources, format_name=format_name, summary=summary)
-    outcomes = outcomes_from_traces(
-        traces, task_key=task_key, outcome_key=outcome_key, threshold=threshold
-    )
+    if all(reads_as_trailcheck_jsonl(source, format_name) for source in sources):
+        trials = trial_outcomes(
+            sources,
+            summary,
+            task_key=task_key,
+            outcome_key=outcome_key,
+            threshold=threshold,
+            workers=default_workers(),
+        )
+        outcomes = group_outcomes(trials)
+    else:
+        traces = iter_import(sources, format_name=format_name, summary=summary)
+        outcomes = outcomes_from_traces(
+            traces, task_key=task_key, outcome_key=outcome_key, threshold=threshold
+        )
     for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
         stderr.print(f"rejected: {rejection}", style="red", markup=False)
     if summary.rejections:

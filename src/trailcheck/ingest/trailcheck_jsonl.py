@@ -17,7 +17,12 @@ from pydantic import ValidationError
 from trailcheck.errors import RecordError
 from trailcheck.ingest.json_records import first_line_record
 from trailcheck.ingest.records import Rejection
-from trailcheck.json_text import JsonValueError, loads_json, may_hold_a_long_integer
+from trailcheck.json_text import (
+    JsonValueError,
+    loads_json,
+    may_hold_a_long_integer,
+    may_nest_too_deeply,
+)
 from trailcheck.trace import Trace
 from trailcheck.trace.error_fields import record_error_of
 from trailcheck.trace.lean import LeanTrace
@@ -40,6 +45,26 @@ def trace_json_schema() -> dict[str, Any]:
 def dump_trace(trace: Trace) -> bytes:
     """One line of trailcheck JSONL (without the newline)."""
     return trace.model_dump_json(exclude_defaults=True).encode()
+
+
+_encode_lean: Final = msgspec.json.Encoder().encode
+
+
+# Digits as 0 and e as itself, every other byte a space: a positive exponent shows as 0e0.
+_EXPONENT_SHAPE: Final = bytes(
+    ord("0") if ord("0") <= byte <= ord("9") else byte if byte == ord("e") else ord(" ")
+    for byte in range(256)
+)
+
+
+def dump_lean_trace(trace: LeanTrace) -> bytes:
+    """:func:`dump_trace` of the same trace, from its lean holder: the same bytes. msgspec
+    writes a float's positive exponent as ``1e16`` where pydantic writes ``1e+16``; a line that
+    may hold one (a digit, ``e``, a digit, in a number or a text) is written by the model."""
+    encoded = _encode_lean(trace)
+    if b"0e0" in encoded.translate(_EXPONENT_SHAPE):
+        return dump_trace(trace.to_trace())
+    return encoded
 
 
 def write_traces(traces: Iterable[Trace], stream: IO[bytes]) -> int:
@@ -91,18 +116,14 @@ def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | R
     return trace
 
 
-_encode_lean: Final = msgspec.json.Encoder().encode
-
-
 def parse_lean_line(line: bytes, *, source: str, line_number: int) -> LeanTrace | Rejection:
     """:func:`parse_trace_line` for bulk reading: the same acceptance and the same rejections,
     into a :class:`~trailcheck.trace.lean.LeanTrace` at about the cost of parsing the JSON.
 
     The JSON text rules (:mod:`~trailcheck.json_text`) are checked in full only where
     they can matter: where the line is not what encoding its decoding gives, colon for colon (a
-    key given twice, or a default written out), or may hold an integer beyond 64 bits. Nesting
-    deeper than the rules allow is not looked for: reading writes nothing back, and a line the
-    import path would refuse for it alone is read (the one difference)."""
+    key given twice, or a default written out), may hold an integer beyond 64 bits, or opens
+    more arrays and objects than the rules let it nest."""
     try:
         trace = decode_lean_trace(line)
     except RecordError as error:
@@ -114,12 +135,13 @@ def parse_lean_line(line: bytes, *, source: str, line_number: int) -> LeanTrace 
             field=error.field or "<record>",
             trace_id=_readable_trace_id(line),
         )
-    if not _as_written(line, trace) or may_hold_a_long_integer(line):
+    if not _as_written(line, trace) or may_hold_a_long_integer(line) or may_nest_too_deeply(line):
         try:
             loads_json(line)
         except JsonValueError as error:
-            if not error.message.startswith("nested deeper"):
-                return _json_rule_rejection(error, line, source=source, line_number=line_number)
+            return _json_rule_rejection(error, line, source=source, line_number=line_number)
+        except orjson.JSONDecodeError as error:  # nested past what orjson reads at all
+            return Rejection(source, str(error), line=line_number, field="<record>")
     return trace
 
 

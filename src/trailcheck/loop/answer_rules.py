@@ -24,6 +24,7 @@ import re
 from functools import cached_property
 from typing import ClassVar, Literal
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from trailcheck.cases import Case
@@ -32,6 +33,8 @@ from trailcheck.scorers import ClaimRule, GroundingScorer
 from trailcheck.scorers.termination import DEFAULT_CLAIM_RULES, has_answer, unsupported_claim
 from trailcheck.specs.patterns import valid_regex
 from trailcheck.trace import Trace
+from trailcheck.trace.lean import LeanTrace
+from trailcheck.trace.views import TraceView
 
 DEFAULT_SUCCESS = (
     r"(?i)\bsuccessfully\b|\ball (?:set|done)\b"
@@ -83,7 +86,7 @@ class UnsupportedClaimRule(DetectionRule):
     def _claims(self) -> tuple[tuple[ClaimRule, re.Pattern[str]], ...]:
         return _compiled_claims(self.claims)
 
-    def hits(self, trace: Trace) -> list[Hit]:
+    def hits(self, trace: TraceView) -> list[Hit]:
         if trace.state_after is None or not has_answer(trace):
             return []
         answer = trace.final_text
@@ -122,7 +125,7 @@ class ErrorIgnoredRule(DetectionRule):
                 return said.group(0)
         return None
 
-    def hits(self, trace: Trace) -> list[Hit]:
+    def hits(self, trace: TraceView) -> list[Hit]:
         calls = trace.tool_calls
         # The calls first: most runs have no unrecovered error, and then the answer is not read.
         ignored = [
@@ -158,7 +161,7 @@ class GroundingRule(DetectionRule):
     def _scorer(self) -> GroundingScorer:
         return GroundingScorer(threshold=self.threshold, day_first=self.day_first)
 
-    def hits(self, trace: Trace) -> list[Hit]:
+    def hits(self, trace: TraceView) -> list[Hit]:
         if not has_answer(trace) or self._passes(_input_only(trace)):
             return []
         score = self._scorer.score(trace, _NO_CASE)
@@ -166,19 +169,22 @@ class GroundingRule(DetectionRule):
             return []
         return [Hit(score.reason, last_llm_span(trace))]
 
-    def _passes(self, trace: Trace) -> bool:
+    def _passes(self, trace: TraceView) -> bool:
         score = self._scorer.score(trace, _NO_CASE)
         return score is None or score.passed
 
 
-def _input_only(trace: Trace) -> Trace:
+def _input_only(trace: TraceView) -> TraceView:
     """``trace`` without its spans: the user input is its only evidence. Evidence only adds
     support, so an answer grounded on this copy is grounded on the trace, and the tool calls'
     arguments and results (most of a trace, and most of grounding's cost) need not be read."""
+    if isinstance(trace, LeanTrace):
+        return msgspec.structs.replace(trace, spans=[])
+    assert isinstance(trace, Trace)  # the two holders of a trace
     return trace.model_copy(update={"spans": []})
 
 
-def _agent_error(trace: Trace) -> tuple[str, str] | None:
+def _agent_error(trace: TraceView) -> tuple[str, str] | None:
     """``(exception type, span id)`` of the run's own failure, or ``None`` when it ended."""
     for span in root_spans(trace):
         events = [event for event in span.events if event.name == "exception"]
@@ -205,7 +211,7 @@ class FinalAnswerRule(DetectionRule):
 
     kind: Literal["final_answer"] = "final_answer"
 
-    def hits(self, trace: Trace) -> list[Hit]:
+    def hits(self, trace: TraceView) -> list[Hit]:
         if has_answer(trace) or _agent_error(trace) is not None:
             return []
         calls = len(trace.tool_calls)
@@ -220,7 +226,7 @@ class AgentOutcomeRule(DetectionRule):
     kind: Literal["agent_outcome"] = "agent_outcome"
     outcome: Literal["crashed", "timeout"]
 
-    def hits(self, trace: Trace) -> list[Hit]:
+    def hits(self, trace: TraceView) -> list[Hit]:
         error = _agent_error(trace)
         if error is None:
             return []

@@ -24,8 +24,16 @@ from typing import Any, Final
 from trailcheck.errors import InputError, UsageError
 from trailcheck.run.status import TRIAL_STATUSES, TrialStatus, is_trial_status
 from trailcheck.trace import Trace
+from trailcheck.trace.views import TraceView
 
-__all__ = ["OUTCOME_TOLERANCE", "outcome_status", "outcomes_from_traces", "trace_value"]
+__all__ = [
+    "OUTCOME_TOLERANCE",
+    "group_outcomes",
+    "outcome_status",
+    "outcomes_from_traces",
+    "trace_value",
+    "trial_outcome",
+]
 
 OUTCOME_TOLERANCE: Final = 1e-6
 
@@ -38,7 +46,7 @@ def _step(value: Any, part: str) -> tuple[bool, Any]:
     return (False, None)
 
 
-def trace_value(trace: Trace, path: str) -> Any:
+def trace_value(trace: TraceView, path: str) -> Any:
     """The value at the dotted ``path`` in ``trace``; an InputError naming the trace and the
     first part that is missing."""
     first, *rest = path.split(".")
@@ -67,7 +75,7 @@ def outcome_status(value: Any, threshold: float) -> TrialStatus | None:
     return None
 
 
-def _task_id(trace: Trace, task_key: str) -> str:
+def _task_id(trace: TraceView, task_key: str) -> str:
     value = trace_value(trace, task_key)
     if isinstance(value, str) and value:
         return value
@@ -79,18 +87,32 @@ def _task_id(trace: Trace, task_key: str) -> str:
 
 
 def outcomes_from_traces(
-    traces: Iterable[Trace], *, task_key: str, outcome_key: str, threshold: float = 1.0
+    traces: Iterable[TraceView], *, task_key: str, outcome_key: str, threshold: float = 1.0
 ) -> dict[str, list[TrialStatus]]:
     """Task id → the statuses of its traces, in the order the traces came."""
+    trials = (trial_outcome(trace, task_key, outcome_key, threshold) for trace in traces)
+    return group_outcomes(trials)
+
+
+def trial_outcome(
+    trace: TraceView, task_key: str, outcome_key: str, threshold: float = 1.0
+) -> tuple[str, TrialStatus]:
+    """The task of ``trace`` and the status of its outcome; an InputError naming the trace when
+    either cannot be read."""
+    task = _task_id(trace, task_key)
+    value = trace_value(trace, outcome_key)
+    status = outcome_status(value, threshold)
+    if status is None:
+        raise InputError(
+            f"trace {trace.trace_id!r}: {outcome_key} is {value!r}; an outcome is a boolean,"
+            f" a number (passed when >= {threshold:g}) or one of {', '.join(TRIAL_STATUSES)}"
+        )
+    return task, status
+
+
+def group_outcomes(trials: Iterable[tuple[str, TrialStatus]]) -> dict[str, list[TrialStatus]]:
+    """Task id → the statuses of its trials, in the order they came."""
     outcomes: dict[str, list[TrialStatus]] = {}
-    for trace in traces:
-        task = _task_id(trace, task_key)
-        value = trace_value(trace, outcome_key)
-        status = outcome_status(value, threshold)
-        if status is None:
-            raise InputError(
-                f"trace {trace.trace_id!r}: {outcome_key} is {value!r}; an outcome is a boolean,"
-                f" a number (passed when >= {threshold:g}) or one of {', '.join(TRIAL_STATUSES)}"
-            )
+    for task, status in trials:
         outcomes.setdefault(task, []).append(status)
     return outcomes

@@ -32,6 +32,8 @@ _MONTHS = {
     )
     for name in names
 }
+# Every form read here has a four-digit year: a text without four digits in a row is not a date.
+_YEAR = re.compile(r"\d{4}")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[t ].*)?")
 _YEAR_FIRST = re.compile(r"(\d{4})[/.](\d{1,2})[/.](\d{1,2})")
 _NUMERIC = re.compile(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4})")
@@ -49,6 +51,8 @@ def _date(year: str, month: str | int, day: str) -> date | None:
 
 def parse_date(text: str, *, day_first: bool) -> date | None:
     """The date ``text`` names, or ``None`` when it is not one of the forms read here."""
+    if _YEAR.search(text) is None:
+        return None
     text = " ".join(text.strip().lower().split())
     if match := _ISO.fullmatch(text) or _YEAR_FIRST.fullmatch(text):
         return _date(match[1], match[2], match[3])

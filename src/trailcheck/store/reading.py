@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_PAGE_SIZE",
     "TraceFilter",
     "TraceSummary",
+    "iter_content_pages",
     "iter_stored_traces",
     "list_trace_summaries",
     "read_trace",
@@ -108,6 +109,17 @@ def iter_stored_traces(
     engine: Engine, where: TraceFilter, *, batch_size: int = DEFAULT_PAGE_SIZE
 ) -> Iterator[Trace]:
     """The traces matching ``where``, in ingestion order, ``batch_size`` rows per query."""
+    for page in iter_content_pages(engine, where, batch_size=batch_size):
+        for content in page:
+            yield Trace.model_validate_json(content)
+
+
+def iter_content_pages(
+    engine: Engine, where: TraceFilter, *, batch_size: int = DEFAULT_PAGE_SIZE
+) -> Iterator[list[str]]:
+    """The stored trailcheck JSON of the traces matching ``where``, in ingestion order, a page
+    of ``batch_size`` rows (one query) at a time: for readers that decode it themselves, as bulk
+    detection does in worker processes (:mod:`trailcheck.bulk.detection`)."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
     traces = schema.traces
@@ -119,9 +131,9 @@ def iter_stored_traces(
             query = query.where(traces.c.seq > position)
         with read_only(engine) as connection:
             page = connection.execute(query.order_by(traces.c.seq).limit(batch_size)).all()
-        for seq, content in page:
-            position = seq
-            yield Trace.model_validate_json(content)
+        if page:
+            position = page[-1].seq
+            yield [content for _, content in page]
         if len(page) < batch_size:
             return
 

@@ -125,6 +125,20 @@ class Store:
         where = TraceFilter(label=label, since=since, tool=tool, session=session)
         return reading.iter_stored_traces(self.engine, where, batch_size=batch_size)
 
+    def content_pages(
+        self,
+        label: str | None = None,
+        since: datetime | None = None,
+        tool: str | None = None,
+        *,
+        session: str | None = None,
+        batch_size: int = DEFAULT_PAGE_SIZE,
+    ) -> Iterator[list[str]]:
+        """:meth:`iter_traces` undecoded: each page's stored trailcheck JSON, one string per
+        trace, for bulk readers that decode it where they work on it."""
+        where = TraceFilter(label=label, since=since, tool=tool, session=session)
+        return reading.iter_content_pages(self.engine, where, batch_size=batch_size)
+
     def get_trace(self, trace_id: str) -> Trace:
         """The stored trace ``trace_id``; UnknownTraceError when there is none."""
         with read_only(self.engine) as connection:
