@@ -12,6 +12,10 @@ several rounds in the same run:
 - each installed peer, end to end on the first ``--peer-traces`` lines of the same file: parse
   the line, build the peer's own objects, score (see ``benchmarks/peers/``).
 
+- the bulk path as ``trailcheck score`` runs it, the file read in chunks by worker processes
+  (``trailcheck.bulk``), grading with the same three scorers, on 1 core and on every core:
+  wall time over the whole file per trace.
+
 Prints per-trace medians on one core, the ratios (to trailcheck's lean path end to end) and the
 two targets, measured on the lean path. Peers are installed only in the
 benchmark's own environment, never as project dependencies::
@@ -40,8 +44,11 @@ from pydantic import ValidationError
 from peers.catalog import PEERS
 from peers.corpus import make_corpus
 from peers.peer import LineGrader, Peer
+from trailcheck.bulk import default_workers
+from trailcheck.bulk.lean_files import lean_file_results
 from trailcheck.cases import Case
 from trailcheck.errors import RecordError
+from trailcheck.ingest.importer import ImportSummary
 from trailcheck.ingest.records import Rejection
 from trailcheck.ingest.trailcheck_jsonl import dump_trace, parse_lean_line
 from trailcheck.scorers import (
@@ -165,6 +172,23 @@ def time_trailcheck(
     return TrailcheckRound(read, graded, first, verdicts)
 
 
+# What a bulk worker grades with: set before the workers are forked, so they inherit it.
+_bulk_setup: list[tuple[Mapping[str, Case], Sequence[Scorer]]] = []
+
+
+def _bulk_grade(trace: LeanTrace) -> bool:
+    cases, scorers = _bulk_setup[0]
+    return grade_lean(trace, cases[trace.metadata["case_id"]], scorers).passed
+
+
+def time_bulk(path: Path, traces: int, workers: int) -> Tally:
+    """The whole file through the bulk path over ``workers`` processes, wall time."""
+    summary = ImportSummary()
+    began = time.perf_counter()
+    passed = sum(lean_file_results(path, _bulk_grade, summary, workers=workers))
+    return Tally(time.perf_counter() - began, traces, passed, len(summary.rejections))
+
+
 def time_bare(lines: Sequence[bytes]) -> Tally:
     """``orjson.loads`` of every line: the cost every peer pays before building anything."""
     began = time.perf_counter()
@@ -241,6 +265,7 @@ def print_table(
     rounds: Mapping[str, Sequence[TrailcheckRound]],
     peers: Mapping[str, Sequence[Tally]],
     bare: Sequence[Tally],
+    bulk: Mapping[str, Sequence[Tally]],
     subset: int,
 ) -> None:
     """Per-trace medians over the rounds, one row per contender; ratios to the lean path."""
@@ -255,6 +280,8 @@ def print_table(
         print(_row(scored, [r.grade for r in path_rounds], None, verdicts=True))
         total = statistics.median(r.read.micros + r.grade.micros for r in path_rounds)
         print(f"{f'trailcheck {label} end to end':<{WIDTH}}{total:>9.1f}")
+    for label, tallies in bulk.items():
+        print(_row(label, tallies, None, verdicts=True))
     rows = {
         **{
             f"trailcheck {label} end to end, first {subset}": [r.subset for r in path_rounds]
@@ -329,12 +356,29 @@ def main() -> None:
         path = Path(tmp) / "traces.jsonl"
         lines, spans = write_corpus(path, traces)
         size_kb = path.stat().st_size / 1e3 / len(lines)
+        _run(args, path, lines, spans, size_kb, cases)
+
+
+def _run(
+    args: argparse.Namespace,
+    corpus: Path,
+    lines: list[bytes],
+    spans: int,
+    size_kb: float,
+    cases: Mapping[str, Case],
+) -> None:
     print_setup(args, size_kb, spans / len(lines), len(cases))
     graders, problems = build_peers(cases)
     scorers = (TrajectoryScorer(), ArgumentsScorer(), EfficiencyScorer())
     subset = lines[: args.peer_traces]
 
     rounds: dict[str, list[TrailcheckRound]] = {path.label: [] for path in PATHS}
+    _bulk_setup.append((cases, scorers))
+    cores = default_workers()
+    bulk: dict[str, list[Tally]] = {
+        f"trailcheck score's bulk path, {n} core{'s' if n > 1 else ''} (whole file)": []
+        for n in sorted({1, cores})
+    }
     bare: list[Tally] = []
     peers: dict[str, list[Tally]] = {label: [] for label in graders}
     for _ in range(args.rounds):
@@ -344,10 +388,15 @@ def main() -> None:
         for path in PATHS:
             gc.collect()
             rounds[path.label].append(time_trailcheck(path, lines, cases, scorers, len(subset)))
+        for label, workers in zip(bulk, sorted({1, cores}), strict=True):
+            gc.collect()
+            bulk[label].append(time_bulk(corpus, len(lines), workers))
         for label, grade_line in graders.items():
             gc.collect()
             peers[label].append(time_peer(grade_line, subset))
-    print_table(rounds, peers, bare, len(subset))
+    with open("/proc/loadavg", encoding="ascii") as stream:
+        print(f"load average {' '.join(stream.read().split()[:3])}, {cores} cores")
+    print_table(rounds, peers, bare, bulk, len(subset))
     print_targets(rounds, peers)
     for problem in problems:
         print(f"peer {problem}")
