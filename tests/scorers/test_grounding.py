@@ -204,3 +204,13 @@ def test_the_scanners_first_character_lookahead_changes_no_match(text: str) -> N
     assert without.pattern != grounding._FIGURE.pattern
     found = [(m.span(), m.groupdict()) for m in grounding._FIGURE.finditer(text)]
     assert found == [(m.span(), m.groupdict()) for m in without.finditer(text)]
+
+
+@given(_FIGURE_TEXT)
+def test_a_text_without_a_digit_holds_no_figure(text: str) -> None:
+    # find_figures skips such a text without scanning it: the full scan agrees.
+    if not any(character.isdigit() for character in text):
+        assert list(grounding._FIGURE.finditer(text)) == []
+    assert [f.text for f in grounding.find_figures(text)] == [
+        m[0] for m in grounding._FIGURE.finditer(text)
+    ]

@@ -161,8 +161,15 @@ def _figure(match: re.Match[str], *, day_first: bool) -> Figure:
     return Figure("number", _decimal(text), text)
 
 
+# Every figure holds a digit: a text without one (most answers that only say what was done) is
+# not scanned at all.
+_DIGIT = re.compile(r"\d")
+
+
 def find_figures(text: str, *, day_first: bool = False) -> list[Figure]:
     """The figures in ``text``, in order, by the rules the module describes."""
+    if _DIGIT.search(text) is None:
+        return []
     return [_figure(match, day_first=day_first) for match in _FIGURE.finditer(text)]
 
 
