@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, BinaryIO, Final
 
-import msgspec
 import orjson
 from pydantic import ValidationError
 
@@ -47,9 +46,6 @@ def dump_trace(trace: Trace) -> bytes:
     return trace.model_dump_json(exclude_defaults=True).encode()
 
 
-_encode_lean: Final = msgspec.json.Encoder().encode
-
-
 # Digits as 0 and e as itself, every other byte a space: a positive exponent shows as 0e0.
 _EXPONENT_SHAPE: Final = bytes(
     ord("0") if ord("0") <= byte <= ord("9") else byte if byte == ord("e") else ord(" ")
@@ -61,7 +57,7 @@ def dump_lean_trace(trace: LeanTrace) -> bytes:
     """:func:`dump_trace` of the same trace, from its lean holder: the same bytes. msgspec
     writes a float's positive exponent as ``1e16`` where pydantic writes ``1e+16``; a line that
     may hold one (a digit, ``e``, a digit, in a number or a text) is written by the model."""
-    encoded = _encode_lean(trace)
+    encoded = trace.encoded
     if b"0e0" in encoded.translate(_EXPONENT_SHAPE):
         return dump_trace(trace.to_trace())
     return encoded
@@ -150,7 +146,7 @@ def _as_written(line: bytes, trace: LeanTrace) -> bool:
     decoding gives, byte for byte (as every line trailcheck writes is), or colon for colon (the
     colons outside strings are the keys, and the strings hold the same colons unless one is
     written as an escape)."""
-    encoded = _encode_lean(trace)
+    encoded = trace.encoded
     text = line.rstrip(b"\r\n")
     if encoded == text:
         return True

@@ -148,6 +148,9 @@ class LeanSpan(_Lean, frozen=True, kw_only=True):
         return span_failed(self.status, self.tool)
 
 
+_encode = msgspec.json.Encoder().encode
+
+
 class LeanTrace(_Lean, frozen=True, dict=True, gc=True):
     """A trace as the bulk path holds it; ``tree`` and ``tool_calls`` are computed on first use
     and kept (``dict=True`` gives them an instance ``__dict__``, as on the pydantic Trace)."""
@@ -171,6 +174,12 @@ class LeanTrace(_Lean, frozen=True, dict=True, gc=True):
     @computed_once
     def tool_calls(self) -> list[ToolCall]:
         return derive_tool_calls(self.spans)
+
+    @computed_once
+    def encoded(self) -> bytes:
+        """The trace as JSON, as msgspec writes it: the bulk reader compares a line with it, and
+        the import writes it (:func:`~trailcheck.ingest.trailcheck_jsonl.dump_lean_trace`)."""
+        return _encode(self)
 
     @property
     def input_text(self) -> str:
