@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
-from trailcheck.bulk.lean_files import lean_file_results
+from trailcheck.bulk.lean_files import lean_files_results
+from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.cases import Case, load_dataset
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.scorers import LeanGrade, Scorer, case_scorers, grade_lean
@@ -47,15 +48,18 @@ def grade_file(
     *,
     workers: int,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    map_chunks: MapChunks = ordered_map,
 ) -> Iterator[LeanGrade | Unmatched]:
     """The grade of each trace of the trailcheck JSONL file ``path`` against the case it names
-    in ``dataset``, in file order; rejected lines go to ``summary``."""
-    yield from lean_file_results(
-        path,
+    in ``dataset``, in file order; rejected lines go to ``summary``. ``map_chunks``: see
+    :func:`~trailcheck.bulk.lean_files.lean_files_results`."""
+    yield from lean_files_results(
+        [path],
         _grade,
         summary,
         workers=workers,
         initializer=_load_cases,
         initargs=(str(dataset),),
         chunk_bytes=chunk_bytes,
+        map_chunks=map_chunks,
     )

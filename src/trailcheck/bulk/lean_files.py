@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES, LineChunk, chunk_lines, line_chunks
-from trailcheck.bulk.pool import ordered_map
+from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.ingest.formats import UTF8_BOM, refuse_empty
 from trailcheck.ingest.importer import ImportSummary, already_imported
 from trailcheck.ingest.records import Rejection
@@ -25,7 +25,7 @@ from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import INCOMPLETE_KEY
 from trailcheck.trace.lean import LeanTrace
 
-__all__ = ["LineResult", "lean_file_results", "lean_files_results"]
+__all__ = ["LineResult", "lean_files_results"]
 
 Output = TypeVar("Output")
 
@@ -42,30 +42,6 @@ class LineResult(Generic[Output]):
     gap_fix: str | None = None  # how to record the content a trace's instrumentation left out
 
 
-def lean_file_results(
-    path: Path,
-    work: Callable[[LeanTrace], Output],
-    summary: ImportSummary,
-    *,
-    workers: int,
-    initializer: Callable[..., object] | None = None,
-    initargs: tuple[Any, ...] = (),
-    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-) -> Iterator[Output]:
-    """``work(trace)`` for each trace of the trailcheck JSONL file ``path``, in file order, over
-    ``workers`` processes; rejections, and traces whose id came before, are recorded in
-    ``summary`` instead. ``work`` (and ``initializer``) must be module-level functions."""
-    return lean_files_results(
-        [path],
-        work,
-        summary,
-        workers=workers,
-        initializer=initializer,
-        initargs=initargs,
-        chunk_bytes=chunk_bytes,
-    )
-
-
 def lean_files_results(
     paths: Sequence[Path],
     work: Callable[[LeanTrace], Output],
@@ -75,10 +51,14 @@ def lean_files_results(
     initializer: Callable[..., object] | None = None,
     initargs: tuple[Any, ...] = (),
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    map_chunks: MapChunks = ordered_map,
 ) -> Iterator[Output]:
-    """:func:`lean_file_results` over several files, one after the other, in one pool of
-    workers: a trace id is taken once across all of them. A file that holds nothing is refused
-    (InputError) before any is read, as the import refuses it."""
+    """``work(trace)`` for each trace of the trailcheck JSONL files ``paths``, one file after
+    the other, in order, over ``workers`` workers; rejections, and traces whose id came before
+    (in any of the files), are recorded in ``summary`` instead. ``work`` (and ``initializer``)
+    must be module-level functions. A file that holds nothing is refused (InputError) before any
+    is read, as the import refuses it. ``map_chunks`` runs the chunks: this machine's processes
+    by default, or another engine's tasks (``trailcheck.distributed``)."""
     starts: list[tuple[Path, int]] = []
     for path in paths:
         refuse_empty(path)
@@ -93,7 +73,7 @@ def lean_files_results(
     )
     for path, _ in starts:
         summary.formats[str(path)] = "trailcheck"
-    for source, results in ordered_map(
+    for source, results in map_chunks(
         _chunk_results, jobs, workers=workers, initializer=initializer, initargs=initargs
     ):
         for result in results:

@@ -16,10 +16,15 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["default_workers", "ordered_map"]
+__all__ = ["MapChunks", "default_workers", "ordered_map"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+
+
+MapChunks = Callable[..., Iterator[Any]]
+"""What runs bulk work: :func:`ordered_map`'s signature, ``(work, items, *, workers, initializer,
+initargs)``, results in input order; ``trailcheck.distributed`` passes Ray's."""
 
 
 def default_workers() -> int:
