@@ -41,6 +41,7 @@ from trailcheck.commands.store_commands import (
     traces_list_command,
     traces_sessions_command,
 )
+from trailcheck.commands.ui import ui_command
 from trailcheck.errors import TrailcheckError
 
 EXIT_FAILED = 1
@@ -187,6 +188,7 @@ app.command("clusters")(clusters_command)
 app.command("promote")(promote_command)
 app.command("review")(review_command)
 app.command("serve")(serve_command)
+app.command("ui")(ui_command)
 app.add_typer(pending_app, name="pending")
 app.add_typer(route_app, name="route")
 

@@ -27,7 +27,7 @@ def _held(store: Store) -> None:
 
 def test_the_table_comes_with_its_migration(store_url: str) -> None:
     with Store.open(store_url) as store:
-        assert store.migrations_applied[-1] == "m006_quarantined_traces"
+        assert "m006_quarantined_traces" in store.migrations_applied
         with store.engine.connect() as connection:
             assert "quarantined_traces" in inspect(connection).get_table_names()
 

@@ -189,6 +189,24 @@ def m006_quarantined_traces(connection: Connection) -> None:
     _create(connection, [schema.quarantined_traces])
 
 
+def m007_trace_browse_order(connection: Connection) -> None:
+    """``traces.start_key``, each trace's start as :func:`trailcheck.store.reading.start_ns`
+    defines it (the first span's start, else when it was ingested), computed by the database
+    from the columns it reads, and an index on it with the trace id: the order the web UI lists
+    traces in, newest first, and the key its pages continue from
+    (:mod:`trailcheck.store.browse`). A generated column rather than an index on the
+    expression, which SQLAlchemy cannot reflect on SQLite; virtual on SQLite (which adds only
+    those), stored on PostgreSQL (which has only those)."""
+    kind = "STORED" if connection.dialect.name == "postgresql" else "VIRTUAL"
+    connection.execute(
+        text(
+            "ALTER TABLE traces ADD COLUMN start_key BIGINT"
+            f" GENERATED ALWAYS AS (coalesce(started_ns, ingested_ns)) {kind}"
+        )
+    )
+    connection.execute(text("CREATE INDEX ix_traces_start_key ON traces (start_key, trace_id)"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
@@ -196,6 +214,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m004_pending_span_order", m004_pending_span_order),
     Migration("m005_pending_log_events", m005_pending_log_events),
     Migration("m006_quarantined_traces", m006_quarantined_traces),
+    Migration("m007_trace_browse_order", m007_trace_browse_order),
 )
 
 

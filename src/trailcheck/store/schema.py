@@ -16,6 +16,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Computed,
     ForeignKey,
     Index,
     Integer,
@@ -79,9 +80,13 @@ traces = Table(
     Column("ingested_ns", Int64, nullable=False),
     # The session the trace belongs to (trailcheck.trace.session); added by m003.
     Column("session_id", String()),
+    # When the trace started, as reading.start_ns() defines it, computed by the database; the
+    # web UI's list order (added by m007).
+    Column("start_key", Int64, Computed("coalesce(started_ns, ingested_ns)")),
 )
 Index("ix_traces_started", traces.c.started_ns)
 Index("ix_traces_session", traces.c.session_id, traces.c.started_ns)
+Index("ix_traces_start_key", traces.c.start_key, traces.c.trace_id)
 
 spans = Table(
     "spans",

@@ -1,0 +1,34 @@
+"""What ``trailcheck ui`` does (its options: :mod:`trailcheck.commands.ui`); importing it needs
+the ``serve`` extra."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trailcheck.commands.output import stderr
+from trailcheck.commands.store_commands_impl import open_store
+from trailcheck.serve import check_bind, ingest_server
+from trailcheck.ui import UiSettings, create_ui_app
+
+
+def ui_command(
+    *,
+    db: str | None,
+    host: str,
+    port: int,
+    token: str | None,
+    dataset: Path,
+    runs: Path | None,
+    reviewer: str,
+) -> None:
+    """The body of :func:`trailcheck.commands.ui.ui_command`."""
+    check_bind(host, token)
+    settings = UiSettings(token=token, dataset=dataset, runs_dir=runs, reviewer=reviewer)
+    with open_store(db) as store:
+        app = create_ui_app(store, settings)
+        shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        auth = "token required" if token is not None else "no token (loopback only)"
+        stderr.print(
+            f"trailcheck ui at http://{shown}:{port}/ over {store.url}; {auth}", markup=False
+        )
+        ingest_server(app, host=host, port=port, token=token).run()

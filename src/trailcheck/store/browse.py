@@ -1,0 +1,287 @@
+"""Browsing traces newest first, a page at a time, however many are stored (the web UI's list).
+
+Pages are keyed, not offset: the list is ordered by (start, trace id), both descending, and the
+next page is the rows after the last one shown (its :class:`Cursor`), so page 5,000 costs what
+page 1 does. The start is ``traces.start_key`` (the first span's start, else when ingested,
+computed by the database); migration m007 added it with an index on it and the trace id, which
+serves the order, the page position and the time range.
+
+Filters (all optional, combined with *and*): a start time range and ``session``, which indexes
+serve; and, checked row by row, ``label`` and ``tool`` as in
+:class:`~trailcheck.store.reading.TraceFilter` (an indexed lookup per row), ``status``
+(``error``: a span's status is error; ``ok``: none is) and ``text``, a case-insensitive
+substring of the input, the final output or the trace id. No index serves a substring on
+SQLite, and PostgreSQL's trigram index is a server extension a team store may not have.
+
+A row-by-row filter reads traces newest first until the page is full, so a value on many
+traces is quick and a rare one would read the whole table. So that no request does, such a
+filter (without a session) searches at most ``window`` traces after the page's position: when
+they hold fewer matches than a page, the page is short, :attr:`TracePage.searched_to` says how
+far back it searched, and its next cursor goes on from there ("search older"). Figures in
+docs/ui.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    Row,
+    Select,
+    and_,
+    exists,
+    func,
+    not_,
+    or_,
+    select,
+    true,
+    tuple_,
+)
+
+from trailcheck.store import schema
+from trailcheck.store.backends import read_only
+from trailcheck.store.reading import TraceSummary
+
+__all__ = [
+    "SCAN_WINDOW",
+    "BrowseFilter",
+    "Cursor",
+    "LabelDay",
+    "TracePage",
+    "TraceStatus",
+    "browse_traces",
+    "label_days",
+]
+
+TraceStatus = Literal["error", "ok"]
+NS_PER_DAY = 86_400 * 1_000_000_000
+SCAN_WINDOW = 50_000
+"""The most traces one request reads for a row-by-row filter (about 50 ms on either backend)."""
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """Where a page ends: the start and id of its last trace. Its text form goes in a URL."""
+
+    start_ns: int
+    trace_id: str
+
+    def text(self) -> str:
+        return f"{self.start_ns}:{self.trace_id}"
+
+    @classmethod
+    def parse(cls, text: str) -> Cursor | None:
+        """The cursor ``text`` names, or None when it is not one."""
+        start, _, trace_id = text.partition(":")
+        try:
+            return cls(int(start), trace_id) if trace_id else None
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True)
+class BrowseFilter:
+    """Which traces to list; ``None`` does not filter. Times are nanoseconds since the epoch,
+    ``since_ns`` inclusive and ``until_ns`` exclusive."""
+
+    label: str | None = None
+    tool: str | None = None
+    session: str | None = None
+    status: TraceStatus | None = None
+    since_ns: int | None = None
+    until_ns: int | None = None
+    text: str | None = None
+
+    @property
+    def checks_rows(self) -> bool:
+        """Whether a filter is checked row by row (and no session narrows the rows first)."""
+        row_filters = (self.label, self.tool, self.status, self.text)
+        return self.session is None and any(value is not None for value in row_filters)
+
+    def range_condition(self) -> ColumnElement[bool]:
+        """The filters an index serves: the start time range and the session."""
+        traces = schema.traces
+        conditions: list[ColumnElement[bool]] = []
+        if self.session is not None:
+            conditions.append(traces.c.session_id == self.session)
+        if self.since_ns is not None:
+            conditions.append(traces.c.start_key >= self.since_ns)
+        if self.until_ns is not None:
+            conditions.append(traces.c.start_key < self.until_ns)
+        return and_(true(), *conditions)
+
+    def row_condition(self) -> ColumnElement[bool]:
+        """The filters checked row by row."""
+        traces, spans, findings = schema.traces, schema.spans, schema.findings
+        conditions: list[ColumnElement[bool]] = []
+        if self.label is not None:
+            conditions.append(
+                exists().where(
+                    findings.c.trace_id == traces.c.trace_id, findings.c.label == self.label
+                )
+            )
+        if self.tool is not None:
+            conditions.append(
+                exists().where(
+                    spans.c.trace_id == traces.c.trace_id, spans.c.tool_name == self.tool
+                )
+            )
+        if self.status is not None:
+            failed = exists().where(
+                spans.c.trace_id == traces.c.trace_id, spans.c.status == "error"
+            )
+            conditions.append(failed if self.status == "error" else not_(failed))
+        if self.text:
+            pattern = "%" + _escape_like(self.text) + "%"
+            conditions.append(
+                or_(
+                    traces.c.trace_id == self.text,
+                    traces.c.input_text.ilike(pattern, escape="\\"),
+                    traces.c.final_output.ilike(pattern, escape="\\"),
+                )
+            )
+        return and_(true(), *conditions)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+@dataclass(frozen=True)
+class TracePage:
+    """One page of summaries, newest first, and the cursor of the next page (None: last).
+    ``searched_to`` is set when the page stopped short at the search window: the oldest trace
+    searched, where the next page goes on searching."""
+
+    traces: list[TraceSummary]
+    next_cursor: Cursor | None
+    searched_to: Cursor | None = None
+
+
+def _labels(engine: Engine, trace_ids: Sequence[str]) -> dict[str, set[str]]:
+    if not trace_ids:
+        return {}
+    findings = schema.findings
+    query = select(findings.c.trace_id, findings.c.label).where(
+        findings.c.trace_id.in_(list(trace_ids))
+    )
+    found: dict[str, set[str]] = {}
+    with read_only(engine) as connection:
+        for trace_id, label in connection.execute(query):
+            found.setdefault(trace_id, set()).add(label)
+    return found
+
+
+def _order(query: Select[Any]) -> Select[Any]:
+    traces = schema.traces
+    return query.order_by(traces.c.start_key.desc(), traces.c.trace_id.desc())
+
+
+def _before(after: Cursor | None) -> ColumnElement[bool]:
+    """Rows that come after ``after`` in the list (older, or as old with a smaller id)."""
+    if after is None:
+        return true()
+    traces = schema.traces
+    position = tuple_(traces.c.start_key, traces.c.trace_id)
+    return position < tuple_(after.start_ns, after.trace_id)
+
+
+def _window_end(
+    connection: Connection, where: BrowseFilter, after: Cursor | None, window: int
+) -> Cursor | None:
+    """The ``window``-th trace after ``after`` in the time range (read off the index alone);
+    None when fewer are left."""
+    traces = schema.traces
+    query = select(traces.c.start_key, traces.c.trace_id).where(
+        where.range_condition(), _before(after)
+    )
+    row = connection.execute(_order(query).offset(window - 1).limit(1)).first()
+    return None if row is None else Cursor(row.start_key, row.trace_id)
+
+
+def browse_traces(
+    engine: Engine,
+    where: BrowseFilter,
+    *,
+    after: Cursor | None = None,
+    limit: int = 50,
+    window: int = SCAN_WINDOW,
+) -> TracePage:
+    """The ``limit`` newest traces matching ``where`` that come after ``after``; a row-by-row
+    filter searches ``window`` traces at most (see the module's docstring)."""
+    if limit < 1 or window < 1:
+        raise ValueError(f"limit and window must be at least 1, not {limit} and {window}")
+    traces = schema.traces
+    query = select(
+        traces.c.trace_id,
+        traces.c.start_key,
+        traces.c.started_ns,
+        traces.c.ended_ns,
+        traces.c.span_count,
+        traces.c.tool_names,
+        traces.c.input_text,
+        traces.c.final_output,
+        traces.c.ingested_ns,
+        traces.c.session_id,
+    ).where(where.range_condition(), where.row_condition(), _before(after))
+    with read_only(engine) as connection:
+        end = _window_end(connection, where, after, window) if where.checks_rows else None
+        if end is not None:
+            position = tuple_(traces.c.start_key, traces.c.trace_id)
+            query = query.where(position >= tuple_(end.start_ns, end.trace_id))
+        rows = connection.execute(_order(query).limit(limit + 1)).all()
+    shown = rows[:limit]
+    summaries = _summaries(engine, shown)
+    if len(rows) > limit:
+        return TracePage(summaries, Cursor(shown[-1].start_key, shown[-1].trace_id))
+    return TracePage(summaries, end, searched_to=end)
+
+
+def _summaries(engine: Engine, rows: Sequence[Row[Any]]) -> list[TraceSummary]:
+    labels = _labels(engine, [row.trace_id for row in rows])
+    return [
+        TraceSummary(
+            trace_id=row.trace_id,
+            started_ns=row.started_ns,
+            ended_ns=row.ended_ns,
+            span_count=row.span_count,
+            tool_names=tuple(row.tool_names.split()),
+            input_text=row.input_text,
+            final_output=row.final_output,
+            labels=tuple(sorted(labels.get(row.trace_id, ()))),
+            ingested_ns=row.ingested_ns,
+            session_id=row.session_id,
+        )
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True)
+class LabelDay:
+    """How many traces that started on one UTC day have a finding with ``label``."""
+
+    label: str
+    day_start_ns: int
+    traces: int
+
+
+def label_days(engine: Engine, *, since_ns: int | None = None) -> list[LabelDay]:
+    """Traces per label and UTC day of their start (from ``since_ns``), by label then day."""
+    traces, findings = schema.traces, schema.findings
+    day = (traces.c.start_key // NS_PER_DAY).label("day")
+    query = (
+        select(findings.c.label, day, func.count(func.distinct(traces.c.trace_id)))
+        .join(traces, traces.c.trace_id == findings.c.trace_id)
+        .group_by(findings.c.label, day)
+        .order_by(findings.c.label, day)
+    )
+    if since_ns is not None:
+        query = query.where(traces.c.start_key >= since_ns)
+    with read_only(engine) as connection:
+        rows = connection.execute(query).all()
+    return [LabelDay(label, int(bucket) * NS_PER_DAY, count) for label, bucket, count in rows]

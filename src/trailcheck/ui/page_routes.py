@@ -1,0 +1,81 @@
+"""The UI's pages (GET): the trace list and a trace, findings and clusters, the review queue,
+runs. Each handler is a plain function, so FastAPI runs its store reads in a worker thread."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request, Response
+
+from trailcheck.report.html_markup import el
+from trailcheck.store.browse import browse_traces, label_days
+from trailcheck.ui.context import UiContext, html_response
+from trailcheck.ui.filters import read_list_request
+from trailcheck.ui.findings_page import render_findings_page
+from trailcheck.ui.layout import page
+from trailcheck.ui.review_page import render_review_page
+from trailcheck.ui.runs import read_runs
+from trailcheck.ui.runs_page import render_runs_page
+from trailcheck.ui.trace_page import render_trace_page
+from trailcheck.ui.traces_page import render_trace_list
+
+__all__ = ["add_page_routes"]
+
+
+def add_trace_pages(app: FastAPI, ui: UiContext) -> None:
+    @app.get("/traces")
+    def trace_list(request: Request) -> Response:
+        wanted = read_list_request(request.query_params)
+        found = browse_traces(
+            ui.store.engine,
+            wanted.where,
+            after=wanted.after,
+            limit=ui.settings.page_size,
+            window=ui.settings.search_window,
+        )
+        return ui.shown("Traces", "traces", render_trace_list(wanted, found), request)
+
+    @app.get("/traces/{trace_id:path}")
+    def trace_page(trace_id: str, request: Request) -> Response:
+        trace = ui.stored_trace(trace_id)
+        if trace is None:
+            missing = el("p", f"No trace {trace_id!r} in the store.", data_testid="not-found")
+            return html_response(page("Not found", "traces", missing), 404)
+        body = render_trace_page(
+            trace,
+            ui.store.findings(trace_id=trace_id),
+            ui.store.notes(trace_id),
+            secret=ui.access.csrf,
+            reviewer=ui.settings.reviewer,
+        )
+        return ui.shown(f"Trace {trace_id}", "traces", body, request)
+
+
+def add_page_routes(app: FastAPI, ui: UiContext) -> None:
+    add_trace_pages(app, ui)
+
+    @app.get("/findings")
+    def findings_page(request: Request) -> Response:
+        body = render_findings_page(
+            label_days(ui.store.engine),
+            ui.store.clusters(),
+            secret=ui.access.csrf,
+            dataset=str(ui.dataset.path),
+        )
+        return ui.shown("Findings & clusters", "findings", body, request)
+
+    @app.get("/review")
+    def review_page(request: Request) -> Response:
+        body = render_review_page(
+            ui.dataset.read(),
+            str(ui.dataset.path),
+            ui.stored_trace,
+            secret=ui.access.csrf,
+            reviewer=ui.settings.reviewer,
+        )
+        return ui.shown("Review queue", "review", body, request)
+
+    @app.get("/runs")
+    def runs_page(request: Request) -> Response:
+        runs = read_runs(ui.settings.runs_dir)
+        baseline = request.query_params.get("baseline") or None
+        candidate = request.query_params.get("candidate") or None
+        return ui.shown("Runs", "runs", render_runs_page(runs, baseline, candidate), request)
