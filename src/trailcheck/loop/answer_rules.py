@@ -164,13 +164,14 @@ class GroundingRule(DetectionRule):
     def hits(self, trace: TraceView) -> list[Hit]:
         if not has_answer(trace) or self._passes(_input_only(trace)):
             return []
-        score = self._scorer.score(trace, _NO_CASE)
+        # lean_score: the verdict and its reason, without building a Score to throw away.
+        score = self._scorer.lean_score(trace, _NO_CASE)
         if score is None or score.passed:
             return []
         return [Hit(score.reason, last_llm_span(trace))]
 
     def _passes(self, trace: TraceView) -> bool:
-        score = self._scorer.score(trace, _NO_CASE)
+        score = self._scorer.lean_score(trace, _NO_CASE)
         return score is None or score.passed
 
 

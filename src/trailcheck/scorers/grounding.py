@@ -55,11 +55,12 @@ _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _START = r"(?<![\w.])"
 _ISO_TIME = r"(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 _ISO_DATE = re.compile(r"\d{4}-(\d{2}-\d{2})")
-# Every alternative's first character is a digit, a currency sign, a month's initial or a minus:
-# the lookahead lets the scanner skip every other position at once (3-4x faster, same matches).
+# Every alternative starts with a digit, a currency sign, a minus or a month's abbreviation: the
+# lookahead lets the scanner skip every other position at once (3-4x faster, same matches), a
+# capital that starts no month (a sentence's first word) included.
 _FIGURE = re.compile(
     rf"""
-    (?=[\d$€£¥JFMASOND-])
+    (?=[\d$€£¥-]|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)
     (?:
     (?P<date>{_START}(?:
         \d{{4}}-\d{{2}}-\d{{2}}{_ISO_TIME}
