@@ -193,8 +193,9 @@ def test_interactive_review_survives_a_bad_edit_and_takes_tools_by_prompt(
     assert case.policies[0].tool == "verify_identity"
 
 
-def test_detect_over_several_processes_finds_and_stores_what_one_does(tmp_path: Path) -> None:
-    # More than two pages of the store (200 rows each), so the pages go to worker processes.
+def test_detect_over_several_processes_finds_and_stores_what_one_does(store_url: str) -> None:
+    # More than two pages of the store (200 rows each), so the pages go to worker processes;
+    # on PostgreSQL too, whose connection stays in the parent (the workers are forked).
     traces = [
         _refund(f"r{n}", f"Refund order A-{n} please")
         if n % 3 == 0
@@ -204,18 +205,17 @@ def test_detect_over_several_processes_finds_and_stores_what_one_does(tmp_path: 
         .build()
         for n in range(450)
     ]
+    with Store.open(store_url) as store:
+        store.ingest(traces)
     printed, stored = [], []
-    for workers in ("1", "2"):
-        url = f"sqlite:///{tmp_path / f'store-{workers}.db'}"
-        with Store.open(url) as store:
-            store.ingest(traces)
-        code, out = _invoke("detect", "--db", url, "--json", "--workers", workers)
+    for workers in ("2", "1", "2"):  # findings are stored once: the later runs add none
+        code, out = _invoke("detect", "--db", store_url, "--json", "--workers", workers)
         assert code == 0, out
         printed.append([line for line in out.splitlines() if line.startswith("{")])
-        with Store.open(url) as store:
+        with Store.open(store_url) as store:
             stored.append([finding.model_dump() for finding in store.findings()])
-    assert printed[0] == printed[1]
-    assert stored[0] == stored[1]
+    assert printed[0] == printed[1] == printed[2]
+    assert stored[0] == stored[1] == stored[2]
     found = [json.loads(line) for line in printed[0]]
     # In trace order: each refund lacks its identity check, each seventh lookup its answer.
     assert [(f["trace_id"], f["label"]) for f in found][:3] == [
@@ -227,3 +227,4 @@ def test_detect_over_several_processes_finds_and_stores_what_one_does(tmp_path: 
     assert sum(f["label"] == "no_final_answer" for f in found) == len(
         [n for n in range(450) if n % 3 and n % 7 == 0]
     )
+    assert len(stored[0]) == len(found)
