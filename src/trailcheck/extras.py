@@ -32,6 +32,8 @@ EXTRAS: Final[dict[str, tuple[str, ...]]] = {
     "openai": ("openai",),
     # PostgreSQL stores (``--db postgresql://...``); SQLite needs nothing extra.
     "postgres": ("psycopg",),
+    # ``--executor ray``: trials and chunks as Ray tasks.
+    "ray": ("ray",),
 }
 """Each extra of the package and the top-level modules it brings that trailcheck imports."""
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from trailcheck.bulk.grading import Unmatched, grade_file
+from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.cases import load_dataset
 from trailcheck.ingest.formats import UTF8_BOM
 from trailcheck.ingest.importer import ImportSummary, iter_import
@@ -67,7 +67,7 @@ def _in_process(path: Path, dataset: Path) -> tuple[list[object], ImportSummary]
 def _bulk(path: Path, dataset: Path, workers: int) -> tuple[list[object], ImportSummary]:
     summary = ImportSummary()
     results: list[object] = []
-    for item in grade_file(path, dataset, summary, workers=workers, chunk_bytes=700):
+    for item in grade_files([path], dataset, summary, workers=workers, chunk_bytes=700):
         results.append(str(item) if isinstance(item, Unmatched) else item.to_grade())
         assert isinstance(item, Unmatched | LeanGrade)
     return results, summary

@@ -4,7 +4,7 @@ of its chunks on the lean path (:func:`~trailcheck.scorers.grade_lean`), returni
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
@@ -15,7 +15,7 @@ from trailcheck.ingest.importer import ImportSummary
 from trailcheck.scorers import LeanGrade, Scorer, case_scorers, grade_lean
 from trailcheck.trace.lean import LeanTrace
 
-__all__ = ["Unmatched", "grade_file"]
+__all__ = ["Unmatched", "grade_files"]
 
 # The cases of the dataset a worker grades against, by id, with their scorers: loaded once per
 # worker (and once in process, when there is one worker).
@@ -41,8 +41,8 @@ def _grade(trace: LeanTrace) -> LeanGrade | Unmatched:
     return grade_lean(trace, case, scorers)
 
 
-def grade_file(
-    path: Path,
+def grade_files(
+    paths: Sequence[Path],
     dataset: Path,
     summary: ImportSummary,
     *,
@@ -50,11 +50,12 @@ def grade_file(
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     map_chunks: MapChunks = ordered_map,
 ) -> Iterator[LeanGrade | Unmatched]:
-    """The grade of each trace of the trailcheck JSONL file ``path`` against the case it names
-    in ``dataset``, in file order; rejected lines go to ``summary``. ``map_chunks``: see
+    """The grade of each trace of the trailcheck JSONL files ``paths`` (shards, one after the
+    other; a trace id is taken once across them) against the case it names in ``dataset``, in
+    order; rejected lines go to ``summary``. ``map_chunks``: see
     :func:`~trailcheck.bulk.lean_files.lean_files_results`."""
     yield from lean_files_results(
-        [path],
+        paths,
         _grade,
         summary,
         workers=workers,

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from trailcheck.commands.executor_options import AddressOption, ExecutorOption, NumCpusOption
 from trailcheck.commands.options import EmitOtelHeaderOption, EmitOtelOption, FormatOption
 
 __all__ = ["score_command", "stats_command"]
@@ -38,9 +39,13 @@ def score_command(
             "--workers",
             min=1,
             help="Processes grading a trailcheck JSONL file (default: every core; 1 grades in"
-            " this process). Other formats, --by-session and --emit-otel grade in this process.",
+            " this process). Other formats, --by-session and --emit-otel grade in this process."
+            " With --executor ray: Ray tasks at once (default: the cluster's CPUs).",
         ),
     ] = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    num_cpus: NumCpusOption = None,
 ) -> None:
     """Grade recorded traces against the cases they name in ``metadata.case_id``.
 
@@ -59,6 +64,9 @@ def score_command(
         emit_otel_header=emit_otel_header,
         by_session=by_session,
         workers=workers,
+        executor=executor,
+        address=address,
+        num_cpus=num_cpus,
     )
 
 

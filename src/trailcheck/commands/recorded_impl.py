@@ -8,7 +8,7 @@ statistics over part of the input would mislead, so a rejection is an input erro
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,13 +16,15 @@ import typer
 from rich.table import Table
 
 from trailcheck.bulk import default_workers
-from trailcheck.bulk.grading import Unmatched, grade_file
+from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.bulk.outcomes import trial_outcomes
 from trailcheck.cases import Case, Dataset, load_dataset
+from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS
 from trailcheck.commands.output import print_json, stderr, stdout
 from trailcheck.commands.telemetry import emit, emit_target
-from trailcheck.errors import InputError
+from trailcheck.errors import InputError, UsageError
+from trailcheck.extras import needs_extra
 from trailcheck.ingest.formats import reads_as_trailcheck_jsonl
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
@@ -124,16 +126,20 @@ def score_command(
     emit_otel_header: list[str] | None,
     by_session: bool,
     workers: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    num_cpus: float | None = None,
 ) -> None:
     """The body of :func:`trailcheck.commands.recorded.score_command`. A trailcheck JSONL file
     is graded on the lean path over ``workers`` processes (default: every core), with the same
     results in the same order; other formats, sessions and ``--emit-otel`` take the pydantic
     path in process."""
     target = emit_target(emit_otel, emit_otel_header)
+    where = executor_kind(executor, address, num_cpus)
     cases = _cases_with_scorers(load_dataset(dataset))
     summary = ImportSummary()
     results: list[Grade] | list[LeanGrade]
-    if by_session or target is not None or not reads_as_trailcheck_jsonl(traces, format_name):
+    if _in_process(where, by_session or target is not None, traces, format_name):
         imported = iter_import([traces], format_name=format_name, summary=summary)
         graded = _grade_traces(session_traces(imported) if by_session else imported, cases, target)
         results, evaluations, unmatched = graded.results, graded.evaluations, graded.unmatched
@@ -141,7 +147,7 @@ def score_command(
         # The bulk path: lean reading and grading, over ``workers`` processes.
         lean: list[LeanGrade] = []
         unmatched, evaluations = [], []
-        for item in grade_file(traces, dataset, summary, workers=workers or default_workers()):
+        for item in _bulk_grades(traces, dataset, summary, workers, where, address, num_cpus):
             if isinstance(item, Unmatched):
                 unmatched.append(str(item))
             else:
@@ -164,6 +170,43 @@ def score_command(
         raise typer.Exit(EXIT_USAGE)
     if passed < len(results):
         raise typer.Exit(EXIT_FAILED)
+
+
+def _in_process(where: Executor, whole_traces: bool, traces: Path, format_name: str | None) -> bool:
+    """Whether the traces are graded here on the pydantic path (other formats, sessions, the
+    scores sent as telemetry), not on the bulk path; Ray runs only the bulk path."""
+    in_process = whole_traces or not reads_as_trailcheck_jsonl(traces, format_name)
+    if in_process and where == "ray":
+        raise UsageError(
+            "--executor ray grades trailcheck JSONL, without --by-session or --emit-otel"
+        )
+    return in_process
+
+
+def _bulk_grades(
+    traces: Path,
+    dataset: Path,
+    summary: ImportSummary,
+    workers: int | None,
+    where: Executor,
+    address: str | None,
+    num_cpus: float | None,
+) -> Iterator[LeanGrade | Unmatched]:
+    """The lean path's grades: over this machine's processes, or as Ray tasks."""
+    if where == "local":
+        yield from grade_files([traces], dataset, summary, workers=workers or default_workers())
+        return
+    with needs_extra("ray", "trailcheck score --executor ray"):
+        from trailcheck.distributed import cluster_workers, grade_files_on_ray, ray_session
+    task_cpus = 1.0 if num_cpus is None else num_cpus
+    with ray_session(address):
+        yield from grade_files_on_ray(
+            [traces],
+            dataset,
+            summary,
+            workers=workers or cluster_workers(task_cpus),
+            num_cpus=task_cpus,
+        )
 
 
 def stats_command(

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from trailcheck.commands.executor_options import AddressOption, ExecutorOption, NumCpusOption
 from trailcheck.commands.options import EmitOtelHeaderOption, EmitOtelOption
 
 __all__ = ["run_command"]
@@ -91,6 +92,9 @@ def run_command(
     ] = None,
     emit_otel: EmitOtelOption = None,
     emit_otel_header: EmitOtelHeaderOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    num_cpus: NumCpusOption = None,
 ) -> None:
     """Run an agent on a dataset, k trials per case; write the report; check the gate.
 
@@ -131,4 +135,7 @@ def run_command(
         gate_judge_max_false_fail=gate_judge_max_false_fail,
         emit_otel=emit_otel,
         emit_otel_header=emit_otel_header,
+        executor=executor,
+        address=address,
+        num_cpus=num_cpus,
     )

@@ -3,6 +3,8 @@ agent and an environment in; report files and a gate out."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -11,10 +13,12 @@ import typer
 from rich.console import Console
 
 from trailcheck.cases import GateSpec, Split, load_dataset
+from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.judge_impl import JudgeModels, build_judge, openai_model
 from trailcheck.commands.output import stderr, stdout
 from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import UsageError
+from trailcheck.extras import needs_extra
 from trailcheck.judge.calibration import CalibrationReport, load_calibration_report
 from trailcheck.models.openai_chat import OpenAIChatModel
 from trailcheck.report.files import write_run
@@ -26,7 +30,7 @@ from trailcheck.run.agent import AgentFactory
 from trailcheck.run.gate import GateResult, check_gate
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.results import RunReport, load_report
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import RunOptions, TrialExecutor, run
 from trailcheck.specs.references import resolve_reference
 
 EXIT_GATE_FAILED = 1
@@ -102,10 +106,20 @@ def run_command(
     gate_judge_max_false_fail: float | None,
     emit_otel: str | None,
     emit_otel_header: list[str] | None,
+    executor: str = "local",
+    address: str | None = None,
+    num_cpus: float | None = None,
 ) -> None:
     """The body of :func:`trailcheck.commands.run.run_command`."""
     target = emit_target(emit_otel, emit_otel_header)
     kind = _agent_kind(agent_kind)
+    where = executor_kind(executor, address, num_cpus)
+    if where == "ray" and (model is not None or rate_limit is not None):
+        given = "--model" if model is not None else "--rate-limit"
+        raise UsageError(
+            f"{given} works with --executor local: a model client and a rate limit belong to"
+            " one process"
+        )
     if kind == "otel" and model is not None:
         raise UsageError(_OTEL_WITHOUT_MODEL)
     dataset = load_dataset(dataset_path)
@@ -147,7 +161,10 @@ def run_command(
     if calibration is not None and rubric_judge is None:
         raise UsageError("--judge-calibration needs --judge")
     closing = [model for model in (chat, judge_models.model) if model is not None]
-    with ProgressObserver(stderr, label=dataset.name) as progress:
+    with (
+        _trial_executor(where, address, num_cpus) as trial_executor,
+        ProgressObserver(stderr, label=dataset.name) as progress,
+    ):
         result = run(
             dataset,
             agent_factory(agent, chat, kind),
@@ -158,6 +175,7 @@ def run_command(
             references={"agent": agent, "environment": env, "dataset": str(dataset_path)},
             closing=closing,
             judge=rubric_judge,
+            executor=trial_executor,
         )
     folder = out or _default_out(dataset.name)
     written = write_run(
@@ -166,6 +184,20 @@ def run_command(
     if target is not None:
         emit(trial_results(result), target, stderr)
     finish(result.report, gate, written, calibration)
+
+
+@contextmanager
+def _trial_executor(
+    where: Executor, address: str | None, num_cpus: float | None
+) -> Iterator[TrialExecutor | None]:
+    """Nothing for the local executor (trials run in this process); else Ray, connected."""
+    if where == "local":
+        yield None
+        return
+    with needs_extra("ray", "trailcheck run --executor ray"):
+        from trailcheck.distributed import RayTrialExecutor, ray_session
+    with ray_session(address):
+        yield RayTrialExecutor(num_cpus=1.0 if num_cpus is None else num_cpus)
 
 
 def finish(

@@ -40,6 +40,7 @@ from trailcheck.capture import Recorder, SeededIds
 from trailcheck.cases import Case, Dataset, Split
 from trailcheck.environment import Environment, EnvironmentFactory
 from trailcheck.errors import InfraError, UsageError
+from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.judge.judge import Judge
 from trailcheck.judge.render import TOOL_DECLARATIONS_KEY
 from trailcheck.models.declarations import declare_tools
@@ -89,6 +90,21 @@ class RunObserver(Protocol):
     def finished(self, trial: TrialResult) -> None: ...
 
 
+class TrialExecutor(Protocol):
+    """Runs trials somewhere other than this event loop (:mod:`trailcheck.distributed`).
+
+    ``run_trial`` does what :func:`run_trial` does, wherever it runs, and returns the trial with
+    its trace as a trailcheck JSONL line; like :func:`run_trial`, it never raises for what the
+    agent, environment or scorers do, and a cancelled call stops the trial.
+    """
+
+    def describe(self) -> dict[str, JsonValue]: ...
+
+    async def run_trial(
+        self, case: Case, attempt: int, plan: TrialPlan
+    ) -> tuple[TrialResult, bytes | None]: ...
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class RunResult:
     """The report, and the traces of the trials that produced one, in report order.
@@ -116,7 +132,10 @@ class RunResult:
 
 
 @dataclass(frozen=True, slots=True)
-class _Plan:
+class TrialPlan:
+    """What every trial of a run shares: the factories, the options, the dataset version, the
+    rate limiter and the judge. An executor that runs trials elsewhere ships it to its workers."""
+
     agent_factory: AgentFactory | OtelAgent
     environment_factory: EnvironmentFactory | None
     options: RunOptions
@@ -131,7 +150,7 @@ def _trial_seed(seed: int, case_id: str, attempt: int) -> int:
 
 
 def _trial_metadata(
-    case: Case, attempt: int, plan: _Plan, environment: Environment | None
+    case: Case, attempt: int, plan: TrialPlan, environment: Environment | None
 ) -> dict[str, Any]:
     metadata: dict[str, Any] = {
         "case_id": case.id,
@@ -155,7 +174,7 @@ def _is_infra(error: BaseException) -> bool:
 
 
 def _session(
-    case: Case, attempt: int, plan: _Plan, environment: Environment | None
+    case: Case, attempt: int, plan: TrialPlan, environment: Environment | None
 ) -> NativeTrial | OtelTrial:
     metadata = _trial_metadata(case, attempt, plan, environment)
     ids = SeededIds(_trial_seed(plan.options.seed, case.id, attempt))
@@ -182,7 +201,7 @@ def _session(
 
 
 async def run_trial(
-    case: Case, attempt: int, plan: _Plan, scorers: Sequence[Scorer]
+    case: Case, attempt: int, plan: TrialPlan, scorers: Sequence[Scorer]
 ) -> tuple[TrialResult, Trace | None]:
     """One trial of ``case``: never raises for what the agent, environment or scorers do."""
     began = time.perf_counter()
@@ -251,8 +270,12 @@ async def run_async(
     observer: RunObserver | None = None,
     references: dict[str, str | None] | None = None,
     judge: Judge | None = None,
+    executor: TrialExecutor | None = None,
 ) -> RunResult:
     """Run every case (of ``options.splits``) ``options.k`` times; see the module docstring.
+
+    ``executor`` runs each trial elsewhere (a Ray cluster); by default they run here, as
+    asyncio tasks. Either way ``options.concurrency`` bounds the trials in flight.
 
     ``judge`` answers the cases' rubrics after the deterministic scorers (see
     :mod:`trailcheck.run.judging`); its version and description go in the manifest.
@@ -266,7 +289,7 @@ async def run_async(
     cases = selected_cases(dataset, options.splits)
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
     limiter = RateLimiter(options.rate_limit_per_s) if options.rate_limit_per_s else None
-    plan = _Plan(agent_factory, environment_factory, options, dataset.version, limiter, judge)
+    plan = TrialPlan(agent_factory, environment_factory, options, dataset.version, limiter, judge)
     environment = probe_environment(cases, environment_factory, names.get("environment"))
     manifest = build_manifest(
         dataset=dataset,
@@ -292,8 +315,11 @@ async def run_async(
 
     async def one(index: int, case: Case, attempt: int) -> None:
         async with slots:
-            trial, trace = await run_trial(case, attempt, plan, scorers_by_case[case.id])
-        line = None if trace is None else trace.model_dump_json(exclude_defaults=True).encode()
+            if executor is None:
+                trial, trace = await run_trial(case, attempt, plan, scorers_by_case[case.id])
+                line = None if trace is None else dump_trace(trace)
+            else:
+                trial, line = await executor.run_trial(case, attempt, plan)
         finished[index, attempt] = (trial, line)
         if observer is not None:
             observer.finished(trial)
@@ -312,6 +338,8 @@ async def run_async(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     manifest["interrupted_trials"] = len(planned) - len(finished) if partial else 0
+    if executor is not None:
+        manifest["executor"] = executor.describe()
     return _result(cases, finished, manifest, partial, options, baseline)
 
 

@@ -20,6 +20,9 @@ transaction fails on the unique key (or, on PostgreSQL, is chosen as the victim 
 with that writer's overlapping batch) and is rolled back whole; its traces are then ingested one
 per transaction, each looked up again, so the race ends as a no-op or a conflict, never as a
 lost or half-stored trace.
+
+On PostgreSQL, ``copy=True`` writes each batch's new rows with ``COPY`` instead of ``INSERT``
+(:mod:`trailcheck.store.copy_rows`): the same rows, the same outcomes, faster for bulk loads.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, Engine, Table, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from trailcheck.store import schema
+from trailcheck.store.copy_rows import copy_rows, insert_rows
 from trailcheck.store.limits import StoreLimitError
 from trailcheck.store.rows import TraceRows, trace_rows
 from trailcheck.trace import Trace
@@ -46,6 +51,8 @@ __all__ = [
 ]
 
 DEFAULT_BATCH_SIZE = 500
+
+RowWriter = Callable[[Connection, Table, Sequence[dict[str, Any]]], None]
 
 
 @dataclass(frozen=True)
@@ -103,8 +110,11 @@ def _stored_hashes(connection: Connection, trace_ids: Sequence[str]) -> dict[str
     return {trace_id: digest for trace_id, digest in connection.execute(query)}
 
 
-def ingest_rows(connection: Connection, batch: Sequence[TraceRows]) -> IngestSummary:
-    """Store the traces of ``batch`` that are new, in the caller's transaction; what happened.
+def ingest_rows(
+    connection: Connection, batch: Sequence[TraceRows], write: RowWriter = insert_rows
+) -> IngestSummary:
+    """Store the traces of ``batch`` that are new, in the caller's transaction, their rows
+    written by ``write``; what happened.
 
     Raises ``IntegrityError`` when another writer stored one of the ids meanwhile (the caller
     rolls back)."""
@@ -121,10 +131,10 @@ def ingest_rows(connection: Connection, batch: Sequence[TraceRows]) -> IngestSum
         else:
             summary.conflicts.append(IngestConflict(rows.trace_id, stored_hash, rows.content_hash))
     if new:
-        connection.execute(insert(schema.traces), [rows.trace for rows in new])
+        write(connection, schema.traces, [rows.trace for rows in new])
         span_rows = [span for rows in new for span in rows.spans]
         if span_rows:
-            connection.execute(insert(schema.spans), span_rows)
+            write(connection, schema.spans, span_rows)
     summary.stored = len(new)
     return summary
 
@@ -143,20 +153,29 @@ def _lost_a_race(error: DBAPIError) -> bool:
     return getattr(error.orig, "sqlstate", None) in _RACE_SQLSTATES
 
 
-def _ingest_batch(engine: Engine, batch: Sequence[TraceRows]) -> IngestSummary:
+def _ingest_in(
+    connection: Connection, batch: Sequence[TraceRows], write: RowWriter
+) -> IngestSummary:
+    # INSERT, the default, calls ingest_rows as every other caller does (two arguments).
+    if write is insert_rows:
+        return ingest_rows(connection, batch)
+    return ingest_rows(connection, batch, write)
+
+
+def _ingest_batch(engine: Engine, batch: Sequence[TraceRows], write: RowWriter) -> IngestSummary:
     try:
         with engine.begin() as connection:
-            return ingest_rows(connection, batch)
+            return _ingest_in(connection, batch, write)
     except DBAPIError as error:
         if not _lost_a_race(error):
             raise
         if len(batch) == 1:
             # A concurrent writer again, between this trace's own look-up and write.
             with engine.begin() as connection:
-                return ingest_rows(connection, batch)
+                return _ingest_in(connection, batch, write)
     summary = IngestSummary()
     for rows in batch:
-        summary.add(_ingest_batch(engine, [rows]))
+        summary.add(_ingest_batch(engine, [rows], write))
     return summary
 
 
@@ -166,8 +185,13 @@ def ingest_traces(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     clock: Callable[[], int] = time.time_ns,
+    copy: bool = False,
 ) -> IngestSummary:
-    """Ingest ``traces`` (see the module docstring), ``batch_size`` per transaction."""
+    """Ingest ``traces`` (see the module docstring), ``batch_size`` per transaction; with
+    ``copy``, written by PostgreSQL's ``COPY`` (ValueError on another backend)."""
+    if copy and engine.dialect.name != "postgresql":
+        raise ValueError(f"COPY is PostgreSQL's; this store is {engine.dialect.name}")
+    write = copy_rows if copy else insert_rows
     summary = IngestSummary()
     iterator = iter(traces)
     while batch := list(islice(iterator, batch_size)):
@@ -179,5 +203,5 @@ def ingest_traces(
             except StoreLimitError as error:
                 summary.refused.append(error)
         if rows:
-            summary.add(_ingest_batch(engine, rows))
+            summary.add(_ingest_batch(engine, rows, write))
     return summary

@@ -1,0 +1,18 @@
+"""trailcheck on Ray (the ``ray`` extra): trials as Ray tasks (:mod:`.trials`), a trailcheck
+JSONL file graded in chunks as Ray tasks (:mod:`.grading`), within a :func:`ray_session`.
+
+Importing this package imports Ray; the CLI imports it only for ``--executor ray``.
+"""
+
+from trailcheck.distributed.grading import grade_files_on_ray
+from trailcheck.distributed.ordered import ray_ordered_map
+from trailcheck.distributed.session import cluster_workers, ray_session
+from trailcheck.distributed.trials import RayTrialExecutor
+
+__all__ = [
+    "RayTrialExecutor",
+    "cluster_workers",
+    "grade_files_on_ray",
+    "ray_ordered_map",
+    "ray_session",
+]

@@ -1,0 +1,110 @@
+"""Trials as Ray tasks: :class:`RayTrialExecutor` plugs into
+:func:`~trailcheck.run.runner.run_async` (its ``executor``) and runs each trial in a Ray worker.
+
+The worker runs :func:`~trailcheck.run.runner.run_trial` itself, so a trial there is a trial
+here: the environment is made and reset inside the task, ids are seeded from the run's seed,
+the case and the attempt, and timeouts, crashes and infrastructure errors come back as the
+trial's status. The plan (the factories, the options, a judge) is put in Ray's object store
+once per run; factories named ``module:attr`` travel as that reference, so the workers need
+trailcheck and the agent's package installed, nothing else.
+
+What Ray itself fails at (a worker or node that died, an object lost) is the harness's failure
+and becomes an ``infra_error`` trial; an error raised by trailcheck's own code in the worker is
+a bug and propagates, as it would in process. Cancelling a trial (Ctrl-C) cancels its task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+import time
+from typing import Any
+
+from pydantic import JsonValue
+
+from trailcheck.cases import Case
+from trailcheck.distributed.ray_import import ray
+from trailcheck.errors import UsageError
+from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.run.results import TrialError, TrialResult
+from trailcheck.run.runner import TrialPlan, run_trial
+from trailcheck.scorers import case_scorers
+
+__all__ = ["RayTrialExecutor"]
+
+
+def play_trial(case: Case, attempt: int, plan: TrialPlan) -> tuple[TrialResult, bytes | None]:
+    """One trial, run in this process (a Ray worker) as the local runner runs it."""
+    trial, trace = asyncio.run(run_trial(case, attempt, plan, case_scorers(case)))
+    return trial, None if trace is None else dump_trace(trace)
+
+
+class RayTrialExecutor:
+    """Each trial a Ray task asking for ``num_cpus`` CPUs (a fraction packs several trials
+    on one core); Ray must be connected (:func:`~trailcheck.distributed.ray_session`).
+
+    A trial whose worker or node died is run again, up to ``max_retries`` times (Ray's default
+    for tasks): the same seed gives the rerun the same ids. Then it is an ``infra_error``.
+    """
+
+    def __init__(self, *, num_cpus: float = 1.0, max_retries: int = 3) -> None:
+        if num_cpus <= 0:
+            raise UsageError(f"num_cpus must be positive, not {num_cpus:g}")
+        if max_retries < 0:
+            raise UsageError(f"max_retries must be at least 0, not {max_retries}")
+        self.num_cpus = num_cpus
+        self.max_retries = max_retries
+        self._task = ray.remote(play_trial).options(num_cpus=num_cpus, max_retries=max_retries)
+        self._shipped: tuple[TrialPlan, Any] | None = None
+
+    def describe(self) -> dict[str, JsonValue]:
+        return {
+            "name": "ray",
+            "ray_version": ray.__version__,
+            "num_cpus": self.num_cpus,
+            "max_retries": self.max_retries,
+        }
+
+    async def run_trial(
+        self, case: Case, attempt: int, plan: TrialPlan
+    ) -> tuple[TrialResult, bytes | None]:
+        began = time.perf_counter()
+        task = self._task.remote(case, attempt, self._plan_ref(plan))
+        try:
+            return await task
+        except asyncio.CancelledError:
+            # force: the worker is ended. A polite cancel (KeyboardInterrupt in the task) can
+            # miss a task that is just starting, and a trial abandoned here is not a trial.
+            ray.cancel(task, force=True)
+            raise
+        except ray.exceptions.RayTaskError:
+            raise  # trailcheck's own code failed in the worker: a bug, as it is in process
+        except ray.exceptions.RayError as lost:
+            failure = TrialError.from_exception(lost)
+            return TrialResult(
+                case_id=case.id,
+                attempt=attempt,
+                status="infra_error",
+                reason=f"Ray lost the trial: {failure.type}: {lost}",
+                duration_ms=(time.perf_counter() - began) * 1e3,
+                error=failure,
+            ), None
+
+    def _plan_ref(self, plan: TrialPlan) -> Any:
+        """``plan`` in Ray's object store, put there once per run."""
+        if self._shipped is not None and self._shipped[0] is plan:
+            return self._shipped[1]
+        if plan.rate_limiter is not None:
+            raise UsageError(
+                "a rate limit is kept per process and cannot bound Ray workers together:"
+                " run without it, or with the local executor"
+            )
+        try:
+            ref = ray.put(plan)
+        except (TypeError, ValueError, AttributeError, pickle.PicklingError) as unpicklable:
+            raise UsageError(
+                "the agent, environment or judge cannot be sent to Ray workers"
+                f" ({type(unpicklable).__name__}: {unpicklable}); name them as module:attr"
+            ) from None
+        self._shipped = (plan, ref)
+        return ref

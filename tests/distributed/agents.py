@@ -1,0 +1,54 @@
+"""Agents and environments for the Ray tests whose behaviour depends only on the case, as it
+must when each trial runs in whichever worker Ray picks."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from trailcheck.errors import InfraError
+from trailcheck.run.agent import TrialContext
+
+
+class Counter:
+    """One tool, ``lookup``, whose calls are the environment's state."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.calls: list[str] = []
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"calls": list(self.calls)}
+
+    @property
+    def tools(self) -> list[Any]:
+        return [self.lookup]
+
+    def lookup(self, key: str) -> dict[str, Any]:
+        self.calls.append(key)
+        return {"key": key, "found": True}
+
+
+class MessageAgent:
+    """Looks the message up, then does what the message says: ``crash``, ``infra``, ``hang``
+    (past any test's timeout), ``die`` (ends its worker process) or answers."""
+
+    async def respond(self, message: str, context: TrialContext) -> str:
+        (lookup,) = context.tools
+        result = lookup(key=message)
+        if message == "crash":
+            raise ValueError("the agent has a bug")
+        if message == "infra":
+            raise InfraError("model unreachable after 3 attempts")
+        if message == "hang":
+            await asyncio.sleep(600)
+        if message == "die":
+            os._exit(1)
+        return f"looked up {message}: {result}"
+
+
+def broken_environment() -> Counter:
+    raise OSError("the sandbox did not start")

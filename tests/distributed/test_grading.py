@@ -1,0 +1,143 @@
+"""Grading trailcheck JSONL as Ray tasks gives what the local bulk path gives: the same grades,
+rejections and counts, in the same order, over one file or several shards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.distributed.work import square_unless_three
+from trailcheck.bulk.grading import Unmatched, grade_files
+from trailcheck.distributed import grade_files_on_ray, ray_ordered_map
+from trailcheck.ingest.importer import ImportSummary
+from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.scorers import LeanGrade
+from trailcheck.testing import TraceBuilder
+from trailcheck.trace import Trace
+
+pytestmark = pytest.mark.usefixtures("local_ray")
+
+DATASET = """\
+name: shop
+cases:
+  - id: refund
+    input: Refund A-1
+    expected_tools: [lookup_order, issue_refund]
+    expected_arguments:
+      - tool: issue_refund
+        arguments: {order_id: A-1}
+  - id: lookup
+    input: Where is A-2?
+    expected_tools: [lookup_order]
+"""
+
+PLANS = [
+    ("refund", ["lookup_order", "issue_refund"], "A-1"),
+    ("refund", ["issue_refund"], "A-1"),
+    ("refund", ["lookup_order", "issue_refund"], "A-9"),
+    ("lookup", ["lookup_order"], "A-2"),
+    ("lookup", ["lookup_order", "lookup_order", "lookup_order"], "A-2"),
+    ("nowhere", ["lookup_order"], "A-2"),
+]
+
+
+def _trace(index: int) -> Trace:
+    case_id, tools, order = PLANS[index % len(PLANS)]
+    builder = TraceBuilder(f"t{index}", input=f"Please help with {order}")
+    for tool in tools:
+        builder.tool(tool, {"order_id": order}, result={"order_id": order, "total": 12.5})
+    return builder.output(f"Done for {order}: 12.5").metadata(case_id=case_id).build()
+
+
+def _lines(count: int, start: int = 0) -> list[bytes]:
+    return [dump_trace(_trace(index)) for index in range(start, start + count)]
+
+
+def _write(path: Path, lines: list[bytes]) -> Path:
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return path
+
+
+def _dataset(tmp_path: Path, text: str = DATASET, name: str = "shop.yaml") -> Path:
+    dataset = tmp_path / name
+    dataset.write_text(text)
+    return dataset
+
+
+def _plain(items: list[LeanGrade | Unmatched]) -> list[object]:
+    return [str(item) if isinstance(item, Unmatched) else item.to_grade() for item in items]
+
+
+def _counts(summary: ImportSummary) -> tuple[object, ...]:
+    return (summary.spans, summary.imported, summary.rejected, summary.rejections, summary.formats)
+
+
+def test_a_file_graded_on_ray_is_graded_as_the_process_pool_grades_it(tmp_path: Path) -> None:
+    dataset = _dataset(tmp_path)
+    lines = _lines(40)
+    lines[4] = b'{"trace_id": "bad", "spans": [{"span_id": "s"}]}'  # rejected, its line named
+    lines[20] = dump_trace(_trace(3))  # an id seen before: rejected as a copy
+    path = _write(tmp_path / "traces.jsonl", lines)
+    local_summary, ray_summary = ImportSummary(), ImportSummary()
+    local = list(grade_files([path], dataset, local_summary, workers=2, chunk_bytes=700))
+    remote = list(grade_files_on_ray([path], dataset, ray_summary, workers=2, chunk_bytes=700))
+    assert _plain(remote) == _plain(local)
+    assert _counts(ray_summary) == _counts(local_summary)
+    # Not vacuous: many chunks, passes and failures, an unmatched trace, two rejections.
+    assert path.stat().st_size > 10 * 700
+    statuses = {item.status for item in remote if isinstance(item, LeanGrade)}
+    assert statuses == {"passed", "failed"}
+    assert sum(isinstance(item, Unmatched) for item in remote) == 6
+    assert [r.line for r in ray_summary.rejections] == [5, None]
+
+
+def test_shards_are_one_input_and_an_id_repeated_across_them_is_rejected(tmp_path: Path) -> None:
+    dataset = _dataset(tmp_path)
+    first = _write(tmp_path / "part-0.jsonl", _lines(15))
+    second = _write(tmp_path / "part-1.jsonl", [*_lines(15, start=15), dump_trace(_trace(2))])
+    whole = _write(tmp_path / "whole.jsonl", [*_lines(30), dump_trace(_trace(2))])
+    summary = ImportSummary()
+    sharded = list(grade_files_on_ray([first, second], dataset, summary, workers=2))
+    expected = list(grade_files([whole], dataset, ImportSummary(), workers=1))
+    assert _plain(sharded) == _plain(expected)
+    assert summary.imported == 30
+    (copy,) = summary.rejections
+    assert "t2" in str(copy)
+    assert str(second) in str(copy)
+
+
+def test_each_worker_grades_against_the_dataset_of_its_own_map(tmp_path: Path) -> None:
+    path = _write(tmp_path / "traces.jsonl", _lines(12))
+    strict = _dataset(tmp_path)
+    lenient = _dataset(
+        tmp_path, DATASET.replace("[lookup_order, issue_refund]", "[issue_refund]"), "b.yaml"
+    )
+    for dataset in (strict, lenient, strict):
+        local = list(grade_files([path], dataset, ImportSummary(), workers=1))
+        remote = list(grade_files_on_ray([path], dataset, ImportSummary(), workers=2))
+        assert _plain(remote) == _plain(local)
+    strict_passes = sum(
+        g.passed
+        for g in grade_files([path], strict, ImportSummary(), workers=1)
+        if isinstance(g, LeanGrade)
+    )
+    lenient_passes = sum(
+        g.passed
+        for g in grade_files([path], lenient, ImportSummary(), workers=1)
+        if isinstance(g, LeanGrade)
+    )
+    assert strict_passes != lenient_passes  # the two datasets do grade differently
+
+
+def test_ordered_map_keeps_input_order_and_raises_the_works_own_error_in_its_turn() -> None:
+    results = ray_ordered_map(square_unless_three, range(6), workers=2)
+    assert [next(results), next(results), next(results)] == [0, 1, 4]
+    with pytest.raises(ArithmeticError, match="item 3 is refused"):
+        next(results)
+
+
+def test_ordered_map_of_nothing_is_nothing() -> None:
+    assert list(ray_ordered_map(square_unless_three, [], workers=1)) == []
+    with pytest.raises(ValueError, match="workers must be at least 1, not 0"):
+        list(ray_ordered_map(square_unless_three, [1], workers=0))

@@ -1,0 +1,174 @@
+"""``run_async(..., executor=RayTrialExecutor())``: each trial a Ray task, with the local
+runner's results, statuses and order; a cancelled run is a partial report."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from tests.distributed.agents import Counter, MessageAgent, broken_environment
+from tests.distributed.reports import comparable
+from trailcheck.cases import Case, Dataset
+from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent
+from trailcheck.distributed import RayTrialExecutor
+from trailcheck.distributed.ray_import import ray
+from trailcheck.errors import UsageError
+from trailcheck.run.results import TrialResult
+from trailcheck.run.runner import RunOptions, RunResult, run, run_async
+
+pytestmark = pytest.mark.usefixtures("local_ray")
+
+EXPECTS_LOOKUP = {"expected_tools": ["lookup"]}
+
+
+def _dataset(*inputs: str) -> Dataset:
+    return Dataset(
+        name="messages", cases=[Case(id=text, input=text, **EXPECTS_LOOKUP) for text in inputs]
+    )
+
+
+def test_the_support_demo_on_ray_reports_what_the_local_runner_reports() -> None:
+    options = RunOptions(k=2, seed=7)
+    local = run(support_dataset(), v1_agent, prompt_only_shop, options=options)
+    remote = run(
+        support_dataset(), v1_agent, prompt_only_shop, options=options, executor=RayTrialExecutor()
+    )
+    assert comparable(remote) == comparable(local)
+    # Not vacuous: the demo's v1 agent fails some cases, and every trial has its trace.
+    statuses = {trial.status for trial in remote.report.trials()}
+    assert {"passed", "failed"} <= statuses
+    assert len(remote.trace_lines) == remote.report.summary.trials.attempted == 26
+    assert remote.report.manifest["executor"] == {
+        "name": "ray",
+        "ray_version": remote.report.manifest["executor"]["ray_version"],  # type: ignore[index,call-overload]
+        "num_cpus": 1.0,
+        "max_retries": 3,
+    }
+
+
+def test_every_outcome_is_the_same_trial_on_ray_as_in_process() -> None:
+    dataset = _dataset("ok", "crash", "infra", "hang")
+    options = RunOptions(k=1, timeout_s=0.5)
+    local = run(dataset, MessageAgent, Counter, options=options)
+    remote = run(dataset, MessageAgent, Counter, options=options, executor=RayTrialExecutor())
+    statuses = {t.case_id: t.status for t in remote.report.trials()}
+    assert statuses == {
+        "ok": "passed",
+        "crash": "crashed",
+        "infra": "infra_error",
+        "hang": "timeout",
+    }
+    crash = next(t for t in remote.report.trials() if t.case_id == "crash")
+    assert crash.error is not None
+    assert "raise ValueError" in crash.error.traceback
+    # The stack says where it was raised, which differs by process only in nothing we keep.
+    assert comparable(remote) == comparable(local)
+
+
+def test_an_environment_that_cannot_start_in_the_worker_is_an_infra_error() -> None:
+    dataset = _dataset("ok")
+    result = run(
+        dataset,
+        MessageAgent,
+        broken_environment,
+        options=RunOptions(k=2),
+        executor=RayTrialExecutor(),
+    )
+    trials = result.report.trials()
+    assert [t.status for t in trials] == ["infra_error", "infra_error"]
+    assert trials[0].reason == "environment failed: OSError: the sandbox did not start"
+
+
+def test_a_worker_that_dies_is_an_infra_error_once_its_retries_are_spent() -> None:
+    result = run(
+        _dataset("ok", "die"),
+        MessageAgent,
+        Counter,
+        options=RunOptions(k=1),
+        executor=RayTrialExecutor(max_retries=0),
+    )
+    statuses = {t.case_id: t.status for t in result.report.trials()}
+    assert statuses == {"ok": "passed", "die": "infra_error"}
+    died = next(t for t in result.report.trials() if t.case_id == "die")
+    assert died.reason.startswith("Ray lost the trial: ")
+    assert died.error is not None
+
+
+class Finished:
+    """Counts the trials that came back (a :class:`~trailcheck.run.runner.RunObserver`)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def started(self, total: int) -> None:
+        pass
+
+    def finished(self, trial: TrialResult) -> None:
+        self.count += 1
+
+
+def test_cancelling_the_run_cancels_its_ray_tasks_and_reports_the_finished_trials() -> None:
+    finished = Finished()
+
+    async def interrupted() -> RunResult:
+        task = asyncio.ensure_future(
+            run_async(
+                _dataset("ok", "hang"),
+                MessageAgent,
+                Counter,
+                options=RunOptions(k=2, concurrency=4, timeout_s=900),
+                observer=finished,
+                executor=RayTrialExecutor(num_cpus=0.5),
+            )
+        )
+        while finished.count < 2:  # the fast trials are back; the hanging ones run on
+            await asyncio.sleep(0.1)
+        task.cancel()
+        return await task
+
+    result = asyncio.run(asyncio.wait_for(interrupted(), timeout=120))
+    assert result.report.partial
+    assert [(t.case_id, t.status) for t in result.report.trials()] == [
+        ("ok", "passed"),
+        ("ok", "passed"),
+    ]
+    assert result.report.manifest["interrupted_trials"] == 2
+    # The hanging trials' tasks were cancelled: their CPUs are free long before the 600 s they
+    # would hang (a killed worker is reaped in seconds, more on a loaded machine).
+    deadline = time.monotonic() + 60
+    while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ray.available_resources().get("CPU", 0) == 2
+
+
+def test_a_plan_that_cannot_travel_to_the_workers_is_refused_in_one_line() -> None:
+    lock = threading.Lock()
+
+    def holds_a_lock() -> MessageAgent:
+        assert lock is not None
+        return MessageAgent()
+
+    with pytest.raises(UsageError, match="cannot be sent to Ray workers"):
+        run(_dataset("ok"), holds_a_lock, Counter, executor=RayTrialExecutor())
+
+
+def test_a_rate_limit_is_refused_since_it_cannot_span_workers() -> None:
+    options = RunOptions(rate_limit_per_s=5)
+    with pytest.raises(UsageError, match="rate limit is kept per process"):
+        run(_dataset("ok"), MessageAgent, Counter, options=options, executor=RayTrialExecutor())
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"num_cpus": 0}, "num_cpus must be positive, not 0"),
+        ({"max_retries": -1}, "max_retries must be at least 0, not -1"),
+    ],
+)
+def test_bad_settings_are_refused(settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        RayTrialExecutor(**settings)
