@@ -330,9 +330,10 @@ def test_lean_structs_compare_floats_as_python_does() -> None:
 
 
 @pytest.mark.parametrize("value", [1e16, 1.81544e174, -1e300, 1e-7, 0.1, 1e15, 12345.678])
-def test_the_lean_dump_is_the_pydantic_dump_whatever_the_exponent(value: float) -> None:
-    trace = TraceBuilder("t", input="1e5 in a text").output({"big": [value]}).build()
+@pytest.mark.parametrize("text", ["1e5 in a text", "ids a01e5, :1e5 and [2e7]"])
+def test_the_lean_dump_is_the_pydantic_dump_whatever_the_exponent(value: float, text: str) -> None:
+    trace = TraceBuilder("t00001e5", input=text).output({"big": [value], "n": [3, 4e20]}).build()
     line = dump_trace(trace)
     lean = decode_lean_trace(line)
     assert dump_lean_trace(lean) == line
-    assert orjson.loads(dump_lean_trace(lean))["final_output"] == {"big": [value]}
+    assert orjson.loads(dump_lean_trace(lean))["final_output"] == {"big": [value], "n": [3, 4e20]}
