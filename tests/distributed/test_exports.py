@@ -11,6 +11,7 @@ def test_exported_names_are_pinned() -> None:
     assert distributed.__all__ == [
         "RayTrialExecutor",
         "cluster_workers",
+        "detect_pages_on_ray",
         "grade_files_on_ray",
         "ray_ordered_map",
         "ray_session",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from trailcheck.bulk.pool import ordered_map
+from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.loop.detect import detect
 from trailcheck.loop.rule_file import Rule
 from trailcheck.trace import Finding
@@ -37,12 +37,18 @@ def _detect_page(page: Sequence[str]) -> tuple[list[Finding], Counter[str]]:
 
 
 def detect_pages(
-    pages: Iterable[Sequence[str]], rules: Sequence[Rule], gaps: GapTally, *, workers: int
+    pages: Iterable[Sequence[str]],
+    rules: Sequence[Rule],
+    gaps: GapTally,
+    *,
+    workers: int,
+    map_chunks: MapChunks = ordered_map,
 ) -> Iterator[Finding]:
     """The findings of ``rules`` on the traces of ``pages`` (stored trailcheck JSON), as
-    :func:`~trailcheck.loop.detect` gives them, over ``workers`` processes; traces with a
-    content gap are counted in ``gaps``."""
-    results = ordered_map(
+    :func:`~trailcheck.loop.detect` gives them, over ``workers`` processes (or what
+    ``map_chunks`` runs them on: Ray's tasks, say); traces with a content gap are counted in
+    ``gaps``."""
+    results = map_chunks(
         _detect_page, pages, workers=workers, initializer=_use_rules, initargs=(tuple(rules),)
     )
     for findings, by_fix in results:

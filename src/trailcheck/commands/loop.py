@@ -11,6 +11,7 @@ from typing import Annotated, Final
 
 import typer
 
+from trailcheck.commands.executor_options import AddressOption, ExecutorOption, NumCpusOption
 from trailcheck.commands.options import DbOption
 
 __all__ = ["clusters_command", "detect_command", "promote_command", "review_command"]
@@ -38,14 +39,27 @@ def detect_command(
             "--workers",
             min=1,
             help="Processes running the rules (default: every core; 1 runs them in this"
-            " process). The findings and their order are the same.",
+            " process). The findings and their order are the same. With --executor ray: Ray"
+            " tasks at once (default: the cluster's CPUs).",
         ),
     ] = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    num_cpus: NumCpusOption = None,
 ) -> None:
     """Label the stored traces with the rules' failure modes, and keep the findings."""
     from trailcheck.commands.loop_impl import detect_command as body
 
-    body(db=db, rules=rules, builtin=builtin, as_json=as_json, workers=workers)
+    body(
+        db=db,
+        rules=rules,
+        builtin=builtin,
+        as_json=as_json,
+        workers=workers,
+        executor=executor,
+        address=address,
+        num_cpus=num_cpus,
+    )
 
 
 def clusters_command(

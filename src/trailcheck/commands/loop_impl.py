@@ -19,9 +19,11 @@ from trailcheck.bulk import default_workers
 from trailcheck.bulk.detection import detect_pages
 from trailcheck.cases import Case, Dataset, dump_dataset, load_dataset
 from trailcheck.cases.yaml_core import dump_yaml
+from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.output import stderr, stdout
 from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.errors import TrailcheckError, UsageError
+from trailcheck.extras import needs_extra
 from trailcheck.loop import (
     DID_NOT_GENERALISE,
     Cluster,
@@ -73,9 +75,14 @@ def detect_command(
     builtin: bool,
     as_json: bool,
     workers: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    num_cpus: float | None = None,
 ) -> None:
     """The body of :func:`trailcheck.commands.loop.detect_command`: the rules run over
-    ``workers`` processes (default: every core), the traces decoded on the lean path."""
+    ``workers`` processes (default: every core), or as Ray tasks, the traces decoded on the
+    lean path."""
+    where = executor_kind(executor, address, num_cpus)
     chosen = chosen_rules(rules or [], builtin=builtin)
     if not chosen:
         raise UsageError("no rules to run: give --rules FILE or leave the built-in rules on")
@@ -84,9 +91,7 @@ def detect_command(
     traces, last_trace = 0, None
     gaps = GapTally()
     with open_store(db) as store:
-        found = detect_pages(
-            store.content_pages(), chosen, gaps, workers=workers or default_workers()
-        )
+        found = _findings(store, chosen, gaps, workers, where, address, num_cpus)
         for batch in _batches(found, FINDINGS_BATCH):
             store.add_findings(batch)
             for finding in batch:
@@ -104,6 +109,35 @@ def detect_command(
     stderr.print(f"{total} finding(s) on {traces} trace(s) by {len(chosen)} rules")
     for line in gaps.warnings("; the rules that read content were not run on them"):
         stderr.print(line, markup=False, highlight=False)
+
+
+def _findings(
+    store: Store,
+    rules: Sequence[Rule],
+    gaps: GapTally,
+    workers: int | None,
+    where: Executor,
+    address: str | None,
+    num_cpus: float | None,
+) -> Iterator[Finding]:
+    """The rules' findings on the stored traces: over this machine's processes, or as Ray
+    tasks; this process reads the store either way."""
+    if where == "local":
+        yield from detect_pages(
+            store.content_pages(), rules, gaps, workers=workers or default_workers()
+        )
+        return
+    with needs_extra("ray", "trailcheck detect --executor ray"):
+        from trailcheck.distributed import cluster_workers, detect_pages_on_ray, ray_session
+    task_cpus = 1.0 if num_cpus is None else num_cpus
+    with ray_session(address):
+        yield from detect_pages_on_ray(
+            store.content_pages(),
+            rules,
+            gaps,
+            workers=workers or cluster_workers(task_cpus),
+            num_cpus=task_cpus,
+        )
 
 
 def _record(cluster: Cluster) -> ClusterRecord:

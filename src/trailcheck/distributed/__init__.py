@@ -1,9 +1,11 @@
 """trailcheck on Ray (the ``ray`` extra): trials as Ray tasks (:mod:`.trials`), a trailcheck
-JSONL file graded in chunks as Ray tasks (:mod:`.grading`), within a :func:`ray_session`.
+JSONL file graded in chunks as Ray tasks (:mod:`.grading`), the store's pages run through the
+detection rules as Ray tasks (:mod:`.detection`), within a :func:`ray_session`.
 
 Importing this package imports Ray; the CLI imports it only for ``--executor ray``.
 """
 
+from trailcheck.distributed.detection import detect_pages_on_ray
 from trailcheck.distributed.grading import grade_files_on_ray
 from trailcheck.distributed.ordered import ray_ordered_map
 from trailcheck.distributed.session import cluster_workers, ray_session
@@ -12,6 +14,7 @@ from trailcheck.distributed.trials import RayTrialExecutor
 __all__ = [
     "RayTrialExecutor",
     "cluster_workers",
+    "detect_pages_on_ray",
     "grade_files_on_ray",
     "ray_ordered_map",
     "ray_session",
