@@ -7,47 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.bulk.test_grading import DATASET, _trace
 from tests.distributed.work import square_unless_three
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed import grade_files_on_ray, ray_ordered_map
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.scorers import LeanGrade
-from trailcheck.testing import TraceBuilder
-from trailcheck.trace import Trace
 
 pytestmark = pytest.mark.usefixtures("local_ray")
-
-DATASET = """\
-name: shop
-cases:
-  - id: refund
-    input: Refund A-1
-    expected_tools: [lookup_order, issue_refund]
-    expected_arguments:
-      - tool: issue_refund
-        arguments: {order_id: A-1}
-  - id: lookup
-    input: Where is A-2?
-    expected_tools: [lookup_order]
-"""
-
-PLANS = [
-    ("refund", ["lookup_order", "issue_refund"], "A-1"),
-    ("refund", ["issue_refund"], "A-1"),
-    ("refund", ["lookup_order", "issue_refund"], "A-9"),
-    ("lookup", ["lookup_order"], "A-2"),
-    ("lookup", ["lookup_order", "lookup_order", "lookup_order"], "A-2"),
-    ("nowhere", ["lookup_order"], "A-2"),
-]
-
-
-def _trace(index: int) -> Trace:
-    case_id, tools, order = PLANS[index % len(PLANS)]
-    builder = TraceBuilder(f"t{index}", input=f"Please help with {order}")
-    for tool in tools:
-        builder.tool(tool, {"order_id": order}, result={"order_id": order, "total": 12.5})
-    return builder.output(f"Done for {order}: 12.5").metadata(case_id=case_id).build()
 
 
 def _lines(count: int, start: int = 0) -> list[bytes]:

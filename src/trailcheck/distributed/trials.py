@@ -26,8 +26,9 @@ from trailcheck.cases import Case
 from trailcheck.distributed.ray_import import ray
 from trailcheck.errors import UsageError
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.run.plan import TrialPlan
 from trailcheck.run.results import TrialError, TrialResult
-from trailcheck.run.runner import TrialPlan, run_trial
+from trailcheck.run.runner import run_trial
 from trailcheck.scorers import case_scorers
 
 __all__ = ["RayTrialExecutor"]

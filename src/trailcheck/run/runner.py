@@ -53,6 +53,7 @@ from trailcheck.run.manifest import Harness, build_manifest, describe_agent
 from trailcheck.run.native_trial import NativeTrial
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.otel_trial import OtelTrial
+from trailcheck.run.plan import TrialExecutor, TrialPlan
 from trailcheck.run.preflight import probe_environment, selected_cases, user_turns
 from trailcheck.run.results import CaseResult, RunReport, TrialError, TrialResult, call_summaries
 from trailcheck.run.stats import summarize_outcomes
@@ -90,21 +91,6 @@ class RunObserver(Protocol):
     def finished(self, trial: TrialResult) -> None: ...
 
 
-class TrialExecutor(Protocol):
-    """Runs trials somewhere other than this event loop (:mod:`trailcheck.distributed`).
-
-    ``run_trial`` does what :func:`run_trial` does, wherever it runs, and returns the trial with
-    its trace as a trailcheck JSONL line; like :func:`run_trial`, it never raises for what the
-    agent, environment or scorers do, and a cancelled call stops the trial.
-    """
-
-    def describe(self) -> dict[str, JsonValue]: ...
-
-    async def run_trial(
-        self, case: Case, attempt: int, plan: TrialPlan
-    ) -> tuple[TrialResult, bytes | None]: ...
-
-
 @dataclass(frozen=True, slots=True, repr=False)
 class RunResult:
     """The report, and the traces of the trials that produced one, in report order.
@@ -129,19 +115,6 @@ class RunResult:
             f"RunResult({trials.attempted} trials, {len(self.trace_lines)} traces,"
             f" partial={self.report.partial})"
         )
-
-
-@dataclass(frozen=True, slots=True)
-class TrialPlan:
-    """What every trial of a run shares: the factories, the options, the dataset version, the
-    rate limiter and the judge. An executor that runs trials elsewhere ships it to its workers."""
-
-    agent_factory: AgentFactory | OtelAgent
-    environment_factory: EnvironmentFactory | None
-    options: RunOptions
-    dataset_version: str
-    rate_limiter: RateLimiter | None
-    judge: Judge | None = None
 
 
 def _trial_seed(seed: int, case_id: str, attempt: int) -> int:
@@ -274,8 +247,7 @@ async def run_async(
 ) -> RunResult:
     """Run every case (of ``options.splits``) ``options.k`` times; see the module docstring.
 
-    ``executor`` runs each trial elsewhere (a Ray cluster); by default they run here, as
-    asyncio tasks. Either way ``options.concurrency`` bounds the trials in flight.
+    ``executor`` runs each trial elsewhere (Ray); ``options.concurrency`` bounds them still.
 
     ``judge`` answers the cases' rubrics after the deterministic scorers (see
     :mod:`trailcheck.run.judging`); its version and description go in the manifest.

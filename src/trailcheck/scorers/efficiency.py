@@ -382,8 +382,7 @@ def _call_text(call: ToolCall) -> str:
 
 def _repeats(calls: Sequence[ToolCall], min_repeats: int) -> Check:
     keys: list[Hashable] = []
-    # Calls with the same key have the same tool: without a run of one tool's calls there is
-    # no run of one call, and the arguments need no canonical key.
+    # Same key, same tool: without a run of one tool's calls, no canonical key is needed.
     if find_repeats([call.name for call in calls], min_repeats):
         keys = [call.key for call in calls]
     repeats = find_repeats(keys, min_repeats)

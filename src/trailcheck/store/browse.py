@@ -45,7 +45,7 @@ from sqlalchemy import (
 
 from trailcheck.store import schema
 from trailcheck.store.backends import read_only
-from trailcheck.store.reading import TraceSummary
+from trailcheck.store.reading import TraceSummary, summaries_of
 
 __all__ = [
     "SCAN_WINDOW",
@@ -163,20 +163,6 @@ class TracePage:
     searched_to: Cursor | None = None
 
 
-def _labels(engine: Engine, trace_ids: Sequence[str]) -> dict[str, set[str]]:
-    if not trace_ids:
-        return {}
-    findings = schema.findings
-    query = select(findings.c.trace_id, findings.c.label).where(
-        findings.c.trace_id.in_(list(trace_ids))
-    )
-    found: dict[str, set[str]] = {}
-    with read_only(engine) as connection:
-        for trace_id, label in connection.execute(query):
-            found.setdefault(trace_id, set()).add(label)
-    return found
-
-
 def _order(query: Select[Any]) -> Select[Any]:
     traces = schema.traces
     return query.order_by(traces.c.start_key.desc(), traces.c.trace_id.desc())
@@ -243,22 +229,8 @@ def browse_traces(
 
 
 def _summaries(engine: Engine, rows: Sequence[Row[Any]]) -> list[TraceSummary]:
-    labels = _labels(engine, [row.trace_id for row in rows])
-    return [
-        TraceSummary(
-            trace_id=row.trace_id,
-            started_ns=row.started_ns,
-            ended_ns=row.ended_ns,
-            span_count=row.span_count,
-            tool_names=tuple(row.tool_names.split()),
-            input_text=row.input_text,
-            final_output=row.final_output,
-            labels=tuple(sorted(labels.get(row.trace_id, ()))),
-            ingested_ns=row.ingested_ns,
-            session_id=row.session_id,
-        )
-        for row in rows
-    ]
+    with read_only(engine) as connection:
+        return summaries_of(connection, rows)
 
 
 @dataclass(frozen=True)

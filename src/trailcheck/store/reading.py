@@ -14,11 +14,23 @@ belongs to that session (:mod:`trailcheck.trace.session`). A naive ``datetime`` 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Engine, Select, and_, exists, func, select, true
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    Row,
+    Select,
+    and_,
+    exists,
+    func,
+    select,
+    true,
+)
 
 from trailcheck.store import schema
 from trailcheck.store.backends import read_only
@@ -33,6 +45,7 @@ __all__ = [
     "list_trace_summaries",
     "read_trace",
     "start_ns",
+    "summaries_of",
     "to_ns",
 ]
 
@@ -167,7 +180,12 @@ def list_trace_summaries(
     connection: Connection, where: TraceFilter, *, limit: int | None = None
 ) -> list[TraceSummary]:
     """Summary rows of the traces matching ``where``, in ingestion order, with their labels."""
-    rows = connection.execute(_summary_query(where, limit)).all()
+    return summaries_of(connection, connection.execute(_summary_query(where, limit)).all())
+
+
+def summaries_of(connection: Connection, rows: Sequence[Row[Any]]) -> list[TraceSummary]:
+    """:class:`TraceSummary` of each row of the traces table (its summary columns), with the
+    trace's labels, read 500 traces per query."""
     ids = [row.trace_id for row in rows]
     labels: dict[str, set[str]] = {}
     findings = schema.findings

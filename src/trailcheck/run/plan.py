@@ -1,0 +1,50 @@
+"""What every trial of a run shares (:class:`TrialPlan`), and where a trial can run besides this
+event loop (:class:`TrialExecutor`: a Ray cluster, :mod:`trailcheck.distributed`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from pydantic import JsonValue
+
+from trailcheck.cases import Case
+from trailcheck.environment import EnvironmentFactory
+from trailcheck.judge.judge import Judge
+from trailcheck.rate_limit import RateLimiter
+from trailcheck.run.agent import AgentFactory
+from trailcheck.run.otel_agent import OtelAgent
+from trailcheck.run.results import TrialResult
+
+if TYPE_CHECKING:
+    from trailcheck.run.runner import RunOptions
+
+__all__ = ["TrialExecutor", "TrialPlan"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrialPlan:
+    """What every trial of a run shares: the factories, the options, the dataset version, the
+    rate limiter and the judge. An executor that runs trials elsewhere ships it to its workers."""
+
+    agent_factory: AgentFactory | OtelAgent
+    environment_factory: EnvironmentFactory | None
+    options: RunOptions
+    dataset_version: str
+    rate_limiter: RateLimiter | None
+    judge: Judge | None = None
+
+
+class TrialExecutor(Protocol):
+    """Runs trials somewhere other than this event loop (:mod:`trailcheck.distributed`).
+
+    ``run_trial`` does what :func:`trailcheck.run.runner.run_trial` does, wherever it runs, and
+    returns the trial with its trace as a trailcheck JSONL line; like that, it never raises for
+    what the agent, environment or scorers do, and a cancelled call stops the trial.
+    """
+
+    def describe(self) -> dict[str, JsonValue]: ...
+
+    async def run_trial(
+        self, case: Case, attempt: int, plan: TrialPlan
+    ) -> tuple[TrialResult, bytes | None]: ...
