@@ -54,5 +54,7 @@ def test_the_extras_bring_their_packages_and_the_core_none_of_them() -> None:
     assert required["serve"] == {"fastapi", "uvicorn", "grpcio"}
     assert required["openai"] == {"openai"}
     assert required["postgres"] == {"psycopg"}
+    assert required["ray"] == {"ray"}
+    assert required["parquet"] == {"pyarrow"}
     assert required["all"] == required["serve"] | required["openai"] | required["postgres"]
     assert required[None].isdisjoint(required["all"])

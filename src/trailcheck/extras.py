@@ -34,6 +34,8 @@ EXTRAS: Final[dict[str, tuple[str, ...]]] = {
     "postgres": ("psycopg",),
     # ``--executor ray``: trials and chunks as Ray tasks.
     "ray": ("ray",),
+    # Traces in Parquet files: pyarrow reads them.
+    "parquet": ("pyarrow",),
 }
 """Each extra of the package and the top-level modules it brings that trailcheck imports."""
 

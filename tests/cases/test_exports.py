@@ -38,6 +38,7 @@ def test_exported_names_are_pinned() -> None:
             "TextComparator",
             "ToolFault",
             "ToolMatch",
+            "TrialResources",
             "canonical_form",
             "dataset_digest",
             "dataset_json_schema",
@@ -49,6 +50,7 @@ def test_exported_names_are_pinned() -> None:
             "release_cases",
             "serialize_dataset",
             "status_counts",
+            "trial_num_cpus",
         ]
     )
     for name in trailcheck.cases.__all__:

@@ -29,6 +29,7 @@ def test_the_schema_names_itself_and_the_fields_of_a_dataset() -> None:
         "tools",
         "scorers",
         "gate",
+        "resources",
         "cases",
     ]
     case = schema["$defs"]["Case"]

@@ -34,7 +34,8 @@ class Counter:
 
 class MessageAgent:
     """Looks the message up, then does what the message says: ``crash``, ``infra``, ``hang``
-    (past any test's timeout), ``die`` (ends its worker process) or answers."""
+    (past any test's timeout), ``die`` (ends its worker process), ``cpus...`` (says the CPUs
+    Ray gave its task) or answers."""
 
     async def respond(self, message: str, context: TrialContext) -> str:
         (lookup,) = context.tools
@@ -47,6 +48,11 @@ class MessageAgent:
             await asyncio.sleep(600)
         if message == "die":
             os._exit(1)
+        if message.startswith("cpus"):
+            from trailcheck.distributed.ray_import import ray
+
+            given = ray.get_runtime_context().get_assigned_resources()  # type: ignore[no-untyped-call]
+            return f"cpus {given.get('CPU')}"
         return f"looked up {message}: {result}"
 
 

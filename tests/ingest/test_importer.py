@@ -156,6 +156,7 @@ def test_span_files_are_pooled_across_formats_after_per_record_files(
 
 def test_only_span_based_formats_read_spans() -> None:
     assert {fmt.name: fmt.read_spans is not None for fmt in FORMATS} == {
+        "trailcheck-parquet": False,
         "trailcheck": False,
         "spans": True,
         "otlp-json": True,

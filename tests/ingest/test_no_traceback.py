@@ -33,6 +33,9 @@ from trailcheck.ingest.formats import FORMAT_NAMES
 
 CI_EXAMPLES = 25
 CI_VALID_EXAMPLES = 5
+# Parquet is binary and columnar, so JSON mutations of its records do not apply as they do to
+# the formats here: tests/ingest/test_trailcheck_parquet.py damages its bytes instead.
+FUZZED_FORMATS = tuple(name for name in FORMAT_NAMES if name != "trailcheck-parquet")
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ def _checked(fmt: str, case: MutatedInput, *, detect: bool = False) -> None:
     event(f"{fmt} {kind}: import exit {imported.code}, ingest exit {stored.code}")
 
 
-@pytest.mark.parametrize("fmt", FORMAT_NAMES)
+@pytest.mark.parametrize("fmt", FUZZED_FORMATS)
 @fuzz_settings(CI_VALID_EXAMPLES)
 @given(data=st.data())
 def test_a_valid_input_is_detected_imported_whole_and_read_back_equal(
@@ -79,7 +82,7 @@ def test_a_valid_input_is_detected_imported_whole_and_read_back_equal(
     _checked(fmt, data.draw(mutated_inputs(valid_inputs(fmt), damage=False)), detect=True)
 
 
-@pytest.mark.parametrize("fmt", FORMAT_NAMES)
+@pytest.mark.parametrize("fmt", FUZZED_FORMATS)
 @fuzz_settings(CI_EXAMPLES)
 @given(data=st.data())
 def test_a_damaged_input_is_rejected_by_name_or_imported_faithfully(

@@ -1,10 +1,14 @@
 """``trailcheck score`` over every core: each worker loads the dataset once and grades the traces
 of its chunks on the lean path (:func:`~trailcheck.scorers.grade_lean`), returning each
-:class:`~trailcheck.scorers.LeanGrade` (or, for a trace that names no case, why)."""
+:class:`~trailcheck.scorers.LeanGrade` (or, for a trace that names no case, why).
+
+A chunk is whole lines of a trailcheck JSONL file (:func:`grade_files`), or a page of the
+store's stored JSON (:func:`grade_pages`: the parent reads the store, as ``detect`` does, and
+the workers never open it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
@@ -14,8 +18,9 @@ from trailcheck.cases import Case, load_dataset
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.scorers import LeanGrade, Scorer, case_scorers, grade_lean
 from trailcheck.trace.lean import LeanTrace
+from trailcheck.trace.lean_decode import decode_lean_trace
 
-__all__ = ["Unmatched", "grade_files"]
+__all__ = ["Unmatched", "grade_files", "grade_pages"]
 
 # The cases of the dataset a worker grades against, by id, with their scorers: loaded once per
 # worker (and once in process, when there is one worker).
@@ -64,3 +69,24 @@ def grade_files(
         chunk_bytes=chunk_bytes,
         map_chunks=map_chunks,
     )
+
+
+def _grade_page(page: Sequence[str]) -> list[LeanGrade | Unmatched]:
+    return [_grade(decode_lean_trace(stored)) for stored in page]
+
+
+def grade_pages(
+    pages: Iterable[Sequence[str]],
+    dataset: Path,
+    *,
+    workers: int,
+    map_chunks: MapChunks = ordered_map,
+) -> Iterator[LeanGrade | Unmatched]:
+    """The grade of each trace of ``pages`` (the store's stored trailcheck JSON, as
+    :meth:`~trailcheck.store.Store.content_pages` gives it) against the case it names in
+    ``dataset``, in order, over ``workers`` workers (or what ``map_chunks`` runs them on)."""
+    results = map_chunks(
+        _grade_page, pages, workers=workers, initializer=_load_cases, initargs=(str(dataset),)
+    )
+    for graded in results:
+        yield from graded

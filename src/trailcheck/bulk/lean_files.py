@@ -1,5 +1,6 @@
-"""trailcheck JSONL read in chunks by worker processes, each line as the bulk reader reads it
-(:func:`~trailcheck.ingest.trailcheck_jsonl.parse_lean_line`), in the order of the file.
+"""trailcheck JSONL (or Parquet of traces) read in chunks by worker processes, each line (row)
+as the bulk reader reads it (:func:`~trailcheck.ingest.trailcheck_jsonl.parse_lean_line`), in
+the order of the file. A JSONL chunk is whole lines; a Parquet chunk is a row group.
 
 What a worker does with each trace is the caller's (grading it, writing it out): the worker
 returns one small :class:`LineResult` per line, never the trace, so nothing large crosses a
@@ -17,10 +18,22 @@ from typing import Any, Generic, TypeVar
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES, LineChunk, chunk_lines, line_chunks
 from trailcheck.bulk.pool import MapChunks, ordered_map
-from trailcheck.ingest.formats import UTF8_BOM, refuse_empty
+from trailcheck.ingest.formats import (
+    TRAILCHECK_FORMAT,
+    TRAILCHECK_PARQUET_FORMAT,
+    UTF8_BOM,
+    is_parquet,
+    refuse_empty,
+)
 from trailcheck.ingest.importer import ImportSummary, already_imported
 from trailcheck.ingest.records import Rejection
 from trailcheck.ingest.trailcheck_jsonl import parse_lean_line
+from trailcheck.ingest.trailcheck_parquet import (
+    RowGroupChunk,
+    chunk_rows,
+    null_row,
+    row_group_chunks,
+)
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import INCOMPLETE_KEY
 from trailcheck.trace.lean import LeanTrace
@@ -59,20 +72,25 @@ def lean_files_results(
     must be module-level functions. A file that holds nothing is refused (InputError) before any
     is read, as the import refuses it. ``map_chunks`` runs the chunks: this machine's processes
     by default, or another engine's tasks (``trailcheck.distributed``)."""
-    starts: list[tuple[Path, int]] = []
+    starts: list[tuple[Path, int | list[RowGroupChunk]]] = []
     for path in paths:
         refuse_empty(path)
+        if is_parquet(path):
+            starts.append((path, row_group_chunks(path)))
+            summary.formats[str(path)] = TRAILCHECK_PARQUET_FORMAT
+            continue
         with path.open("rb") as stream:
             bom = stream.read(len(UTF8_BOM)) == UTF8_BOM
         starts.append((path, len(UTF8_BOM) if bom else 0))
+        summary.formats[str(path)] = TRAILCHECK_FORMAT
     first_seen: dict[str, str] = {}
     jobs = (
         (chunk, work)
         for path, start in starts
-        for chunk in line_chunks(path, chunk_bytes, start=start)
+        for chunk in (
+            start if isinstance(start, list) else line_chunks(path, chunk_bytes, start=start)
+        )
     )
-    for path, _ in starts:
-        summary.formats[str(path)] = "trailcheck"
     for source, results in map_chunks(
         _chunk_results, jobs, workers=workers, initializer=initializer, initargs=initargs
     ):
@@ -97,13 +115,25 @@ def lean_files_results(
             yield result.output
 
 
+def _records(chunk: LineChunk | RowGroupChunk) -> Iterator[tuple[int, bytes | None]]:
+    """The chunk's records with their line (row) numbers; a blank line is ``None``, as is a
+    null row (which, unlike a blank line, is rejected)."""
+    if isinstance(chunk, RowGroupChunk):
+        yield from chunk_rows(chunk)
+        return
+    for number, line in chunk_lines(chunk):
+        yield number, line if line.strip() else None
+
+
 def _chunk_results(
-    job: tuple[LineChunk, Callable[[LeanTrace], Output]],
+    job: tuple[LineChunk | RowGroupChunk, Callable[[LeanTrace], Output]],
 ) -> tuple[str, list[LineResult[Output]]]:
     chunk, work = job
     results: list[LineResult[Output]] = []
-    for number, line in chunk_lines(chunk):
-        if not line.strip():
+    for number, line in _records(chunk):
+        if line is None:
+            if isinstance(chunk, RowGroupChunk):
+                results.append(LineResult(None, null_row(chunk.path, number)))
             continue
         read = parse_lean_line(line, source=chunk.path, line_number=number)
         if isinstance(read, Rejection):

@@ -31,6 +31,7 @@ from trailcheck.cases.formats import DatasetFormat
 from trailcheck.cases.gate import GateSpec
 from trailcheck.cases.load import load_dataset, parse_dataset
 from trailcheck.cases.problems import DatasetError, Problem
+from trailcheck.cases.resources import TrialResources, trial_num_cpus
 from trailcheck.cases.review import REVIEW_STATUSES, release_cases, status_counts
 from trailcheck.cases.schema import dataset_json_schema
 from trailcheck.cases.scorer_specs import (
@@ -73,6 +74,7 @@ __all__ = [
     "TextComparator",
     "ToolFault",
     "ToolMatch",
+    "TrialResources",
     "canonical_form",
     "dataset_digest",
     "dataset_json_schema",
@@ -84,4 +86,5 @@ __all__ = [
     "release_cases",
     "serialize_dataset",
     "status_counts",
+    "trial_num_cpus",
 ]

@@ -22,6 +22,7 @@ from pydantic import (
 
 from trailcheck.cases.comparators import Comparator
 from trailcheck.cases.faults import ToolFault
+from trailcheck.cases.resources import TrialResources
 from trailcheck.cases.scorer_specs import ScorerSpec
 from trailcheck.policy import PolicySpec
 from trailcheck.trace import Message
@@ -84,6 +85,7 @@ class Case(BaseModel):
     policies: list[PolicySpec] = Field(default_factory=list)
     scorers: list[ScorerSpec] | None = None
     faults: list[ToolFault] = Field(default_factory=list)
+    resources: TrialResources | None = None
     # Before review_status, whose check reads it; validated when left out, so that the check runs.
     reviewed_by: Text | None = None
     review_status: ReviewStatus = Field("candidate", validate_default=True)

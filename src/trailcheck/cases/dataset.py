@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from trailcheck.cases.case import Case, Text
 from trailcheck.cases.document import format_path
 from trailcheck.cases.gate import GateSpec
+from trailcheck.cases.resources import TrialResources
 from trailcheck.cases.rules import duplicate_ids, undeclared_tools
 from trailcheck.cases.scorer_specs import ScorerSpec
 from trailcheck.cases.version import dataset_version
@@ -22,7 +23,8 @@ DatasetName = Annotated[str, Field(min_length=1, pattern=r"^[^@\s]+$")]
 class Dataset(BaseModel):
     """Cases under one name. ``tools``, when given, is every tool the agent may call, and each
     tool a case names must be one of them; absent, tool names are not checked. ``scorers`` run
-    for every case that does not list its own. ``gate`` holds the release thresholds."""
+    for every case that does not list its own. ``gate`` holds the release thresholds;
+    ``resources``, what each trial asks of a cluster's executor (a case may ask for its own)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -31,6 +33,7 @@ class Dataset(BaseModel):
     tools: list[Text] | None = None
     scorers: list[ScorerSpec] = Field(default_factory=list)
     gate: GateSpec | None = None
+    resources: TrialResources | None = None
     cases: list[Case] = Field(default_factory=list)
 
     @field_validator("tools")

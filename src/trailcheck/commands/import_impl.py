@@ -26,7 +26,7 @@ from trailcheck.commands.import_summary import (
 from trailcheck.commands.options import IdEncoding
 from trailcheck.commands.output import stderr
 from trailcheck.errors import UsageError
-from trailcheck.ingest.formats import reads_as_trailcheck_jsonl
+from trailcheck.ingest.formats import reads_as_trailcheck
 from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
 
@@ -91,7 +91,7 @@ def import_command(
     are read on the lean path over ``workers`` processes (default: every core), with the same
     output and rejections; any other format, in this process."""
     summary = ImportSummary()
-    if all(reads_as_trailcheck_jsonl(source, format_name) for source in sources):
+    if all(reads_as_trailcheck(source, format_name) for source in sources):
         chosen = workers or default_workers()
         lines: Iterable[bytes] = imported_lines(sources, summary, workers=chosen)
     else:

@@ -22,7 +22,15 @@ __all__ = [
     "KeepIncompleteOption",
 ]
 
-FORMAT_NAMES: Final = ("trailcheck", "spans", "otlp-json", "tau-bench", "openai", "otlp-proto")
+FORMAT_NAMES: Final = (
+    "trailcheck-parquet",
+    "trailcheck",
+    "spans",
+    "otlp-json",
+    "tau-bench",
+    "openai",
+    "otlp-proto",
+)
 """:data:`trailcheck.ingest.formats.FORMAT_NAMES`, in its order."""
 
 IdEncoding = Literal["hex", "base64"]

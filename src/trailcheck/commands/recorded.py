@@ -11,16 +11,27 @@ from typing import Annotated
 import typer
 
 from trailcheck.commands.executor_options import AddressOption, ExecutorOption, NumCpusOption
-from trailcheck.commands.options import EmitOtelHeaderOption, EmitOtelOption, FormatOption
+from trailcheck.commands.options import (
+    DbOption,
+    EmitOtelHeaderOption,
+    EmitOtelOption,
+    FormatOption,
+)
 
 __all__ = ["score_command", "stats_command"]
 
 
 def score_command(
-    traces: Annotated[
-        Path, typer.Argument(help="Recorded traces, in any format trailcheck reads.")
-    ],
     dataset: Annotated[Path, typer.Option("--dataset", "-d", help="The dataset (YAML or JSON).")],
+    traces: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Recorded traces, in any format trailcheck reads; several files are one input"
+            " (shards). None: the store's traces (--db).",
+            show_default=False,
+        ),
+    ] = None,
+    db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the grades as JSON.")] = False,
     format_name: FormatOption = None,
     emit_otel: EmitOtelOption = None,
@@ -38,8 +49,8 @@ def score_command(
         typer.Option(
             "--workers",
             min=1,
-            help="Processes grading a trailcheck JSONL file (default: every core; 1 grades in"
-            " this process). Other formats, --by-session and --emit-otel grade in this process."
+            help="Processes grading trailcheck JSONL or the store (default: every core; 1 grades"
+            " in this process). Other formats, --by-session and --emit-otel grade in this process."
             " With --executor ray: Ray tasks at once (default: the cluster's CPUs).",
         ),
     ] = None,
@@ -47,7 +58,8 @@ def score_command(
     address: AddressOption = None,
     num_cpus: NumCpusOption = None,
 ) -> None:
-    """Grade recorded traces against the cases they name in ``metadata.case_id``.
+    """Grade recorded traces (files, or the store's) against the cases they name in
+    ``metadata.case_id``.
 
     Exit 0 when every trace passed, 1 when any failed or was unscorable, 2 for input errors
     (a bad dataset, an unreadable trace, a trace that names no known case). ``--emit-otel``
@@ -56,8 +68,9 @@ def score_command(
     from trailcheck.commands.recorded_impl import score_command as body
 
     body(
-        traces=traces,
+        traces=traces or [],
         dataset=dataset,
+        db=db,
         as_json=as_json,
         format_name=format_name,
         emit_otel=emit_otel,

@@ -8,7 +8,8 @@ statistics over part of the input would mislead, so a rejection is an input erro
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,16 +17,17 @@ import typer
 from rich.table import Table
 
 from trailcheck.bulk import default_workers
-from trailcheck.bulk.grading import Unmatched, grade_files
+from trailcheck.bulk.grading import Unmatched, grade_files, grade_pages
 from trailcheck.bulk.outcomes import trial_outcomes
 from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS
 from trailcheck.commands.output import print_json, stderr, stdout
+from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import InputError, UsageError
 from trailcheck.extras import needs_extra
-from trailcheck.ingest.formats import reads_as_trailcheck_jsonl
+from trailcheck.ingest.formats import reads_as_trailcheck
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
 from trailcheck.report.otlp_http import OtlpTarget
@@ -33,6 +35,7 @@ from trailcheck.report.stats_view import render_stats, stats_json
 from trailcheck.run.recorded import group_outcomes, outcomes_from_traces
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.scorers import Grade, LeanGrade, Scorer, case_scorers, grade
+from trailcheck.store import Store
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_traces
 
@@ -68,7 +71,7 @@ def _grade_json(result: Grade | LeanGrade) -> dict[str, object]:
     }
 
 
-def _grade_table(results: list[Grade] | list[LeanGrade]) -> Table:
+def _grade_table(results: Sequence[Grade | LeanGrade]) -> Table:
     table = Table("trace", "case", "status", "scores", "reason")
     styles = {"passed": "green", "failed": "red", "unscorable": "yellow"}
     for result in results:
@@ -88,7 +91,7 @@ def _grade_table(results: list[Grade] | list[LeanGrade]) -> Table:
 
 @dataclass
 class _Graded:
-    results: list[Grade] = field(default_factory=list)
+    results: Sequence[Grade | LeanGrade] = field(default_factory=list)
     evaluations: list[EvaluationResult] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
 
@@ -101,6 +104,7 @@ def _grade_traces(
     """Each trace graded against the case it names; those naming none, and sessions that could
     not be merged, listed as unmatched."""
     graded = _Graded()
+    results: list[Grade] = []
     for trace in traces:
         if isinstance(trace, ValueError):
             graded.unmatched.append(str(trace))
@@ -110,16 +114,18 @@ def _grade_traces(
             graded.unmatched.append(f"{trace.trace_id} (case_id {case_id!r})")
             continue
         case, scorers = cases[case_id]
-        graded.results.append(grade(trace, case, scorers))
+        results.append(grade(trace, case, scorers))
         if target is not None:
-            graded.evaluations += grade_results(trace, graded.results[-1])
+            graded.evaluations += grade_results(trace, results[-1])
+    graded.results = results
     return graded
 
 
 def score_command(
     *,
-    traces: Path,
+    traces: list[Path],
     dataset: Path,
+    db: str | None = None,
     as_json: bool,
     format_name: str | None,
     emit_otel: str | None,
@@ -130,83 +136,130 @@ def score_command(
     address: str | None = None,
     num_cpus: float | None = None,
 ) -> None:
-    """The body of :func:`trailcheck.commands.recorded.score_command`. A trailcheck JSONL file
-    is graded on the lean path over ``workers`` processes (default: every core), with the same
-    results in the same order; other formats, sessions and ``--emit-otel`` take the pydantic
-    path in process."""
+    """The body of :func:`trailcheck.commands.recorded.score_command`. Trailcheck JSONL files
+    (one input, however many shards) and the store are graded on the lean path over ``workers``
+    processes (default: every core), with the same results in the same order; other formats,
+    sessions and ``--emit-otel`` take the pydantic path in process."""
     target = emit_target(emit_otel, emit_otel_header)
     where = executor_kind(executor, address, num_cpus)
+    if traces and db is not None:
+        raise UsageError("score trace files or the store (--db), not both")
     cases = _cases_with_scorers(load_dataset(dataset))
     summary = ImportSummary()
-    results: list[Grade] | list[LeanGrade]
-    if _in_process(where, by_session or target is not None, traces, format_name):
-        imported = iter_import([traces], format_name=format_name, summary=summary)
-        graded = _grade_traces(session_traces(imported) if by_session else imported, cases, target)
-        results, evaluations, unmatched = graded.results, graded.evaluations, graded.unmatched
-    else:
-        # The bulk path: lean reading and grading, over ``workers`` processes.
-        lean: list[LeanGrade] = []
-        unmatched, evaluations = [], []
-        for item in _bulk_grades(traces, dataset, summary, workers, where, address, num_cpus):
-            if isinstance(item, Unmatched):
-                unmatched.append(str(item))
-            else:
-                lean.append(item)
-        results = lean
+    with ExitStack() as closing:
+        store = None if traces else closing.enter_context(open_store(db, must_exist=True))
+        source = _Source(traces, store, dataset, summary)
+        if _in_process(where, by_session or target is not None, traces, format_name):
+            imported = (
+                store.iter_traces()
+                if store is not None
+                else iter_import(traces, format_name=format_name, summary=summary)
+            )
+            graded = _grade_traces(
+                session_traces(imported) if by_session else imported, cases, target
+            )
+        else:
+            graded = _Graded(unmatched=[])
+            lean: list[LeanGrade] = []
+            for item in _bulk_grades(source, workers, where, address, num_cpus):
+                if isinstance(item, Unmatched):
+                    graded.unmatched.append(str(item))
+                else:
+                    lean.append(item)
+            graded.results = lean
+        if store is not None and not graded.results and not graded.unmatched:
+            raise InputError(f"the store at {store.url} holds no traces: nothing to grade")
+    _print_grades(graded, summary, dataset, target, as_json=as_json)
+
+
+def _print_grades(
+    graded: _Graded,
+    summary: ImportSummary,
+    dataset: Path,
+    target: OtlpTarget | None,
+    *,
+    as_json: bool,
+) -> None:
+    """The grades, rejections and unmatched traces printed; the scores sent; the exit code."""
+    results = graded.results
     if as_json:
         print_json([_grade_json(result) for result in results])
     else:
         stdout.print(_grade_table(results))
     for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
         stderr.print(f"rejected: {rejection}", style="red", markup=False)
-    if unmatched:
-        shown = ", ".join(unmatched[:MAX_LISTED_REJECTIONS])
+    if graded.unmatched:
+        shown = ", ".join(graded.unmatched[:MAX_LISTED_REJECTIONS])
         stderr.print(f"no case in {dataset} for: {shown}", style="red", markup=False)
     passed = sum(result.passed for result in results)
     stderr.print(f"{passed}/{len(results)} traces passed", markup=False)
     if target is not None:
-        emit(evaluations, target, stderr)
-    if summary.rejections or unmatched:
+        emit(graded.evaluations, target, stderr)
+    if summary.rejections or graded.unmatched:
         raise typer.Exit(EXIT_USAGE)
     if passed < len(results):
         raise typer.Exit(EXIT_FAILED)
 
 
-def _in_process(where: Executor, whole_traces: bool, traces: Path, format_name: str | None) -> bool:
+def _in_process(
+    where: Executor, whole_traces: bool, traces: list[Path], format_name: str | None
+) -> bool:
     """Whether the traces are graded here on the pydantic path (other formats, sessions, the
     scores sent as telemetry), not on the bulk path; Ray runs only the bulk path."""
-    in_process = whole_traces or not reads_as_trailcheck_jsonl(traces, format_name)
+    in_process = whole_traces or not all(reads_as_trailcheck(path, format_name) for path in traces)
     if in_process and where == "ray":
         raise UsageError(
-            "--executor ray grades trailcheck JSONL, without --by-session or --emit-otel"
+            "--executor ray grades trailcheck JSONL or the store, without --by-session or"
+            " --emit-otel"
         )
     return in_process
 
 
+@dataclass(frozen=True)
+class _Source:
+    """What is graded: trace files, or the store's traces (``store``)."""
+
+    files: list[Path]
+    store: Store | None
+    dataset: Path
+    summary: ImportSummary
+
+
 def _bulk_grades(
-    traces: Path,
-    dataset: Path,
-    summary: ImportSummary,
+    source: _Source,
     workers: int | None,
     where: Executor,
     address: str | None,
     num_cpus: float | None,
 ) -> Iterator[LeanGrade | Unmatched]:
-    """The lean path's grades: over this machine's processes, or as Ray tasks."""
+    """The lean path's grades: over this machine's processes, or as Ray tasks. This process
+    reads the store, when it is the source; the workers get its pages."""
+    store, dataset = source.store, source.dataset
     if where == "local":
-        yield from grade_files([traces], dataset, summary, workers=workers or default_workers())
+        local_workers = workers or default_workers()
+        if store is not None:
+            yield from grade_pages(store.content_pages(), dataset, workers=local_workers)
+        else:
+            yield from grade_files(source.files, dataset, source.summary, workers=local_workers)
         return
     with needs_extra("ray", "trailcheck score --executor ray"):
-        from trailcheck.distributed import cluster_workers, grade_files_on_ray, ray_session
+        from trailcheck.distributed import (
+            cluster_workers,
+            grade_files_on_ray,
+            grade_pages_on_ray,
+            ray_session,
+        )
     task_cpus = 1.0 if num_cpus is None else num_cpus
     with ray_session(address):
-        yield from grade_files_on_ray(
-            [traces],
-            dataset,
-            summary,
-            workers=workers or cluster_workers(task_cpus),
-            num_cpus=task_cpus,
-        )
+        at_once = workers or cluster_workers(task_cpus)
+        if store is not None:
+            yield from grade_pages_on_ray(
+                store.content_pages(), dataset, workers=at_once, num_cpus=task_cpus
+            )
+        else:
+            yield from grade_files_on_ray(
+                source.files, dataset, source.summary, workers=at_once, num_cpus=task_cpus
+            )
 
 
 def stats_command(
@@ -223,7 +276,7 @@ def stats_command(
     """The body of :func:`trailcheck.commands.recorded.stats_command`. Files that are all
     trailcheck JSONL are read on the lean path over every core, with the same counts."""
     summary = ImportSummary()
-    if all(reads_as_trailcheck_jsonl(source, format_name) for source in sources):
+    if all(reads_as_trailcheck(source, format_name) for source in sources):
         trials = trial_outcomes(
             sources,
             summary,

@@ -12,7 +12,7 @@ from typing import Any, Literal
 import typer
 from rich.console import Console
 
-from trailcheck.cases import GateSpec, Split, load_dataset
+from trailcheck.cases import Case, GateSpec, Split, TrialResources, load_dataset
 from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.judge_impl import JudgeModels, build_judge, openai_model
 from trailcheck.commands.output import stderr, stdout
@@ -30,6 +30,7 @@ from trailcheck.run.agent import AgentFactory
 from trailcheck.run.gate import GateResult, check_gate
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.plan import TrialExecutor
+from trailcheck.run.preflight import selected_cases
 from trailcheck.run.results import RunReport, load_report
 from trailcheck.run.runner import RunOptions, run
 from trailcheck.specs.references import resolve_reference
@@ -163,7 +164,9 @@ def run_command(
         raise UsageError("--judge-calibration needs --judge")
     closing = [model for model in (chat, judge_models.model) if model is not None]
     with (
-        _trial_executor(where, address, num_cpus) as trial_executor,
+        _trial_executor(
+            where, address, num_cpus, selected_cases(dataset, options.splits), dataset.resources
+        ) as trial_executor,
         ProgressObserver(stderr, label=dataset.name) as progress,
     ):
         result = run(
@@ -189,16 +192,24 @@ def run_command(
 
 @contextmanager
 def _trial_executor(
-    where: Executor, address: str | None, num_cpus: float | None
+    where: Executor,
+    address: str | None,
+    num_cpus: float | None,
+    cases: list[Case],
+    resources: TrialResources | None,
 ) -> Iterator[TrialExecutor | None]:
-    """Nothing for the local executor (trials run in this process); else Ray, connected."""
+    """Nothing for the local executor (trials run in this process); else Ray, connected. A
+    local Ray started here cannot grow, so a case asking more CPUs than it has is refused."""
     if where == "local":
         yield None
         return
     with needs_extra("ray", "trailcheck run --executor ray"):
         from trailcheck.distributed import RayTrialExecutor, ray_session
     with ray_session(address):
-        yield RayTrialExecutor(num_cpus=1.0 if num_cpus is None else num_cpus)
+        executor = RayTrialExecutor(num_cpus=num_cpus)
+        if address is None:
+            executor.refuse_unplaceable(cases, resources)
+        yield executor
 
 
 def finish(

@@ -18,11 +18,12 @@ from __future__ import annotations
 import asyncio
 import pickle
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import JsonValue
 
-from trailcheck.cases import Case
+from trailcheck.cases import Case, TrialResources, trial_num_cpus
 from trailcheck.distributed.ray_import import ray
 from trailcheck.errors import UsageError
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
@@ -41,36 +42,70 @@ def play_trial(case: Case, attempt: int, plan: TrialPlan) -> tuple[TrialResult, 
 
 
 class RayTrialExecutor:
-    """Each trial a Ray task asking for ``num_cpus`` CPUs (a fraction packs several trials
-    on one core); Ray must be connected (:func:`~trailcheck.distributed.ray_session`).
+    """Each trial a Ray task; Ray must be connected (:func:`~trailcheck.distributed.ray_session`).
 
-    A trial whose worker or node died is run again, up to ``max_retries`` times (Ray's default
-    for tasks): the same seed gives the rerun the same ids. Then it is an ``infra_error``.
+    A trial asks Ray for its case's ``resources.num_cpus``, else ``num_cpus``, else the
+    dataset's, else one CPU (:func:`~trailcheck.cases.trial_num_cpus`); a fraction packs several
+    trials on one core. A trial whose worker or node died is run again, up to ``max_retries``
+    times (Ray's default for tasks): the same seed gives the rerun the same ids. Then it is an
+    ``infra_error``.
     """
 
-    def __init__(self, *, num_cpus: float = 1.0, max_retries: int = 3) -> None:
-        if num_cpus <= 0:
+    def __init__(self, *, num_cpus: float | None = None, max_retries: int = 3) -> None:
+        if num_cpus is not None and num_cpus <= 0:
             raise UsageError(f"num_cpus must be positive, not {num_cpus:g}")
         if max_retries < 0:
             raise UsageError(f"max_retries must be at least 0, not {max_retries}")
         self.num_cpus = num_cpus
         self.max_retries = max_retries
-        self._task = ray.remote(play_trial).options(num_cpus=num_cpus, max_retries=max_retries)
+        self._task = ray.remote(play_trial)
         self._shipped: tuple[TrialPlan, Any] | None = None
+        self._asked: dict[str, float] = {}
 
     def describe(self) -> dict[str, JsonValue]:
+        """The executor for the manifest; ``num_cpus`` is what the trials asked for, or, where
+        cases asked differently, what each case's trials asked for."""
+        asked = set(self._asked.values())
+        num_cpus: JsonValue = self.num_cpus
+        if len(asked) == 1:
+            num_cpus = asked.pop()
+        elif asked:
+            num_cpus = dict(sorted(self._asked.items()))
         return {
             "name": "ray",
             "ray_version": ray.__version__,
-            "num_cpus": self.num_cpus,
+            "num_cpus": num_cpus,
             "max_retries": self.max_retries,
         }
+
+    def refuse_unplaceable(
+        self, cases: Iterable[Case], dataset_resources: TrialResources | None
+    ) -> None:
+        """UsageError naming the first case whose trials ask for more CPUs than any node of the
+        connected Ray has: Ray would wait for such a node for ever. (A cluster whose autoscaler
+        adds nodes can place them later: this check is for a Ray of fixed size.)"""
+        nodes: list[dict[str, Any]] = ray.nodes()  # type: ignore[no-untyped-call]
+        largest = max(
+            (node["Resources"].get("CPU", 0.0) for node in nodes if node["Alive"]), default=0.0
+        )
+        for case in cases:
+            asked = trial_num_cpus(case.resources, self.num_cpus, dataset_resources)
+            if asked > largest:
+                raise UsageError(
+                    f"case {case.id!r}: each trial asks for {asked:g} CPUs and the largest node"
+                    f" of this Ray has {largest:g}; lower its resources.num_cpus or --num-cpus,"
+                    " or run on a cluster that has such a node (--address)"
+                )
 
     async def run_trial(
         self, case: Case, attempt: int, plan: TrialPlan
     ) -> tuple[TrialResult, bytes | None]:
         began = time.perf_counter()
-        task = self._task.remote(case, attempt, self._plan_ref(plan))
+        plan_ref = self._plan_ref(plan)
+        num_cpus = trial_num_cpus(case.resources, self.num_cpus, plan.resources)
+        self._asked[case.id] = num_cpus
+        placed = self._task.options(num_cpus=num_cpus, max_retries=self.max_retries)
+        task = placed.remote(case, attempt, plan_ref)
         try:
             return await task
         except asyncio.CancelledError:

@@ -25,6 +25,11 @@ from trailcheck.ingest.span_jsonl import (
 )
 from trailcheck.ingest.tau_bench import looks_like_tau_bench, read_tau_bench
 from trailcheck.ingest.trailcheck_jsonl import looks_like_trailcheck_jsonl, read_trailcheck_jsonl
+from trailcheck.ingest.trailcheck_parquet import (
+    PARQUET_MAGIC,
+    looks_like_trailcheck_parquet,
+    read_trailcheck_parquet,
+)
 
 # Detection reads this much, and more up to FIRST_LINE_LIMIT to see a whole first line.
 DETECTION_BYTES = 1 << 20
@@ -61,8 +66,16 @@ OTLP_JSON: Final = TraceFormat(
 # tau-bench results are OpenAI messages under "traj" with a task and reward beside them, so they
 # are tried just before the general OpenAI reader, which would also take them.
 TRAILCHECK_FORMAT: Final = "trailcheck"
+TRAILCHECK_PARQUET_FORMAT: Final = "trailcheck-parquet"
+TRAILCHECK_PARQUET: Final = TraceFormat(
+    TRAILCHECK_PARQUET_FORMAT,
+    "Parquet with one trace per row, its trailcheck JSON in the column 'trace'",
+    looks_like_trailcheck_parquet,
+    read_trailcheck_parquet,
+)
 
 FORMATS: tuple[TraceFormat, ...] = (
+    TRAILCHECK_PARQUET,
     TraceFormat(
         TRAILCHECK_FORMAT,
         "trailcheck JSONL: one Trace per line",
@@ -140,17 +153,24 @@ def _head(stream: BinaryIO) -> bytes:
     return head
 
 
-def reads_as_trailcheck_jsonl(path: Path, format_name: str | None) -> bool:
-    """Whether ``path`` is read as trailcheck JSONL: named so, or detected so. An InputError,
-    as the import would give, when it cannot be read or its format cannot be told."""
+def reads_as_trailcheck(path: Path, format_name: str | None) -> bool:
+    """Whether ``path`` holds trailcheck's own records, JSONL or Parquet (which the bulk path
+    reads): named so, or detected so. An InputError, as the import would give, when it cannot
+    be read or its format cannot be told."""
     if format_name is not None:
-        return format_name == TRAILCHECK_FORMAT
+        return format_name in (TRAILCHECK_FORMAT, TRAILCHECK_PARQUET_FORMAT)
     if path.is_dir() or not path.exists():
         return False  # the import says why
     try:
-        return detect_format(path).name == TRAILCHECK_FORMAT
+        return detect_format(path).name in (TRAILCHECK_FORMAT, TRAILCHECK_PARQUET_FORMAT)
     except OSError:
         return False  # the import says why
+
+
+def is_parquet(path: Path) -> bool:
+    """Whether ``path`` starts as a Parquet file does."""
+    with path.open("rb") as stream:
+        return stream.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
 
 
 def refuse_empty(path: Path) -> None:
@@ -166,6 +186,8 @@ def refuse_empty(path: Path) -> None:
 
 def detect_format(path: Path) -> TraceFormat:
     """The format of a file, judged by its first bytes; an InputError when none fits."""
+    if is_parquet(path):
+        return TRAILCHECK_PARQUET  # binary: its head need not end a line anywhere
     with path.open("rb") as stream:
         skip_byte_order_mark(stream)
         head = _head(stream)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import JsonValue
 
-from trailcheck.cases import Case
+from trailcheck.cases import Case, TrialResources
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.judge.judge import Judge
 from trailcheck.rate_limit import RateLimiter
@@ -25,7 +25,8 @@ __all__ = ["TrialExecutor", "TrialPlan"]
 @dataclass(frozen=True, slots=True)
 class TrialPlan:
     """What every trial of a run shares: the factories, the options, the dataset version, the
-    rate limiter and the judge. An executor that runs trials elsewhere ships it to its workers."""
+    rate limiter, the judge and the dataset's resource hints. An executor that runs trials
+    elsewhere ships it to its workers."""
 
     agent_factory: AgentFactory | OtelAgent
     environment_factory: EnvironmentFactory | None
@@ -33,6 +34,7 @@ class TrialPlan:
     dataset_version: str
     rate_limiter: RateLimiter | None
     judge: Judge | None = None
+    resources: TrialResources | None = None
 
 
 class TrialExecutor(Protocol):

@@ -261,7 +261,15 @@ async def run_async(
     cases = selected_cases(dataset, options.splits)
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
     limiter = RateLimiter(options.rate_limit_per_s) if options.rate_limit_per_s else None
-    plan = TrialPlan(agent_factory, environment_factory, options, dataset.version, limiter, judge)
+    plan = TrialPlan(
+        agent_factory,
+        environment_factory,
+        options,
+        dataset.version,
+        limiter,
+        judge,
+        dataset.resources,
+    )
     environment = probe_environment(cases, environment_factory, names.get("environment"))
     manifest = build_manifest(
         dataset=dataset,

@@ -1,0 +1,145 @@
+"""Trailcheck traces in Parquet: one trace per row, its trailcheck JSON (what a line of
+trailcheck JSONL holds) in a text or binary column named ``trace``; other columns are left alone.
+It is how a table of traces leaves a warehouse or a data lake without a conversion step.
+
+Each row is held to exactly the rules of a JSONL line (:func:`parse_trace_line`, or
+:func:`parse_lean_line` on the bulk path), and a rejection names the row, counted from 1 across
+the file's row groups, where JSONL names the line. A row group is what the bulk path hands a
+worker (:class:`RowGroupChunk`), so a file is read in parallel without reading it twice.
+
+pyarrow reads the files (the ``parquet`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from trailcheck.errors import InputError
+from trailcheck.extras import needs_extra
+from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.trailcheck_jsonl import parse_trace_line
+from trailcheck.trace import Trace
+
+__all__ = [
+    "PARQUET_MAGIC",
+    "TRACE_COLUMN",
+    "RowGroupChunk",
+    "chunk_rows",
+    "looks_like_trailcheck_parquet",
+    "null_row",
+    "read_trailcheck_parquet",
+    "row_group_chunks",
+]
+
+PARQUET_MAGIC = b"PAR1"
+TRACE_COLUMN = "trace"
+
+
+def looks_like_trailcheck_parquet(head: bytes) -> bool:
+    """A Parquet file (its column is checked when it is opened)."""
+    return head.startswith(PARQUET_MAGIC)
+
+
+@dataclass(frozen=True, slots=True)
+class RowGroupChunk:
+    """Row group ``row_group`` of the Parquet file ``path``, whose first row is row
+    ``first_row`` (1-based) of the file."""
+
+    path: str
+    row_group: int
+    first_row: int
+
+
+def _open(source: str | BinaryIO, name: str) -> Any:
+    """``source`` as a ``pyarrow.parquet.ParquetFile`` holding a text or binary ``trace``
+    column; an InputError naming ``name`` otherwise."""
+    with needs_extra("parquet", f"reading {name} (Parquet)"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    try:
+        # Pages written with a checksum are checked: a damaged value is refused, not read.
+        parquet = pq.ParquetFile(source, page_checksum_verification=True)
+    except (pa.ArrowException, OSError) as unreadable:
+        raise InputError(f"{name}: not a readable Parquet file: {unreadable}") from None
+    schema = parquet.schema_arrow
+    if TRACE_COLUMN not in schema.names:
+        raise InputError(
+            f"{name}: no column {TRACE_COLUMN!r} (it has {', '.join(schema.names) or 'none'});"
+            f" a Parquet file of traces holds each trace's trailcheck JSON in {TRACE_COLUMN!r}"
+        )
+    kind = schema.field(TRACE_COLUMN).type
+    if not (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_binary(kind)
+        or pa.types.is_large_binary(kind)
+    ):
+        raise InputError(
+            f"{name}: column {TRACE_COLUMN!r} is {kind}; it holds each trace's JSON as text"
+            " or binary"
+        )
+    return parquet
+
+
+def _rows(
+    parquet: Any, row_group: int, first_row: int, name: str
+) -> Iterator[tuple[int, bytes | None]]:
+    import pyarrow as pa
+
+    try:
+        values = parquet.read_row_group(row_group, columns=[TRACE_COLUMN]).column(0).to_pylist()
+    except (pa.ArrowException, OSError) as unreadable:
+        # The whole group, since a damaged page cannot say which of its rows it held.
+        raise InputError(
+            f"{name}: rows {first_row}-{first_row + _rows_in(parquet, row_group) - 1}"
+            f" (row group {row_group}) cannot be read: {unreadable}"
+        ) from None
+    for row, value in enumerate(values, start=first_row):
+        yield row, value.encode() if isinstance(value, str) else value
+
+
+def _rows_in(parquet: Any, row_group: int) -> int:
+    rows: int = parquet.metadata.row_group(row_group).num_rows
+    return rows
+
+
+def null_row(source: str, row: int) -> Rejection:
+    """The rejection of a row whose ``trace`` is null."""
+    return Rejection(source, "null: each row holds one trace", line=row, field=TRACE_COLUMN)
+
+
+def row_group_chunks(path: Path) -> list[RowGroupChunk]:
+    """The row groups of ``path`` in order; an InputError when it is not a Parquet file of
+    traces, or holds no rows (as an empty JSONL file is refused: most often a failed export)."""
+    parquet = _open(str(path), str(path))
+    chunks: list[RowGroupChunk] = []
+    first_row = 1
+    for row_group in range(parquet.num_row_groups):
+        chunks.append(RowGroupChunk(str(path), row_group, first_row))
+        first_row += _rows_in(parquet, row_group)
+    if first_row == 1:
+        raise InputError(f"{path}: the Parquet file holds no rows")
+    return chunks
+
+
+def chunk_rows(chunk: RowGroupChunk) -> Iterator[tuple[int, bytes | None]]:
+    """Each row of ``chunk`` with its number in the file: the trace's JSON, or ``None`` for a
+    null."""
+    parquet = _open(chunk.path, chunk.path)
+    yield from _rows(parquet, chunk.row_group, chunk.first_row, chunk.path)
+
+
+def read_trailcheck_parquet(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
+    """Traces from a Parquet file of traces; bad rows (a null among them) become Rejections."""
+    parquet = _open(stream, source)
+    first_row = 1
+    for row_group in range(parquet.num_row_groups):
+        for row, value in _rows(parquet, row_group, first_row, source):
+            if value is None:
+                yield null_row(source, row)
+            else:
+                yield parse_trace_line(value, source=source, line_number=row)
+        first_row += _rows_in(parquet, row_group)
