@@ -1,17 +1,19 @@
-"""Bulk ingest with PostgreSQL's COPY stores the rows INSERT stores, with the same outcomes.
-
-(A store test: it belongs in tests/store/ beside test_ingest.py, and lives here only because
-this change was kept to new files under tests/distributed/.)"""
+"""Bulk ingest with PostgreSQL's COPY stores the rows INSERT stores, with the same outcomes;
+``trailcheck ingest`` writes with it on PostgreSQL."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select, text
 
 from tests.store.builders import lookup_trace, refund_trace
+from trailcheck.cli import run_cli
+from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.store import Store, schema
+from trailcheck.store import ingest as ingest_module
 from trailcheck.store.ingest import ingest_traces
 from trailcheck.store.limits import StoreLimitError
 from trailcheck.testing import TraceBuilder
@@ -118,3 +120,25 @@ def test_copy_is_refused_off_postgresql(store_url: str) -> None:
         pytest.skip("PostgreSQL has COPY")
     with Store.open(store_url) as store, pytest.raises(ValueError, match="COPY is PostgreSQL's"):
         ingest_traces(store.engine, [refund_trace("t1")], copy=True)
+
+
+def test_the_ingest_command_copies_into_postgresql_and_inserts_into_sqlite(
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writers: list[str] = []
+    copy = ingest_module.copy_rows
+
+    def counted(*args: Any) -> Any:
+        writers.append("copy_rows")
+        return copy(*args)
+
+    monkeypatch.setattr(ingest_module, "copy_rows", counted)
+    path = tmp_path / "traces.jsonl"
+    path.write_bytes(b"".join(dump_trace(trace) + b"\n" for trace in _traces()))
+    assert run_cli(["ingest", str(path), "--db", store_url]) == 0
+    if store_url.startswith("postgresql"):
+        assert writers == ["copy_rows", "copy_rows"]  # the batch's traces, then its spans
+    else:
+        assert writers == []  # SQLite's INSERT is ingest_rows's own default
+    with Store.open(store_url) as store:
+        assert [row.trace_id for row in store.list_traces()] == [t.trace_id for t in _traces()]

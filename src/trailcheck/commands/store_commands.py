@@ -39,7 +39,8 @@ def ingest_command(
 
     A trace already stored with the same content is left as it is (unchanged); one whose id is
     stored with other content is refused (a conflict), as is one holding a value the store
-    cannot hold. Exit 1 when any record was rejected or any trace refused.
+    cannot hold. Exit 1 when any record was rejected or any trace refused. A PostgreSQL store
+    is written with COPY.
     """
     from trailcheck.commands.store_commands_impl import ingest_command as body
 

@@ -123,7 +123,7 @@ def ingest_command(
     # command here, before a store is opened (or created).
     first = next(traces, None)
     with open_store(db) as store:
-        stored = store.ingest(chain([] if first is None else [first], traces))
+        stored = store.ingest(chain([] if first is None else [first], traces), bulk=True)
         url = store.url
     _print_ingest(imported, stored, url)
     if not imported.ok or not stored.ok:

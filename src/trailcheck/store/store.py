@@ -107,10 +107,13 @@ class Store:
     # Traces (trailcheck.store.ingest, trailcheck.store.reading)
 
     def ingest(
-        self, traces: Iterable[Trace], *, batch_size: int = DEFAULT_BATCH_SIZE
+        self, traces: Iterable[Trace], *, batch_size: int = DEFAULT_BATCH_SIZE, bulk: bool = False
     ) -> IngestSummary:
-        """Store new traces whole; identical ones are no-ops, conflicting ones refused."""
-        return ingest_traces(self.engine, traces, batch_size=batch_size)
+        """Store new traces whole; identical ones are no-ops, conflicting ones refused. ``bulk``:
+        many traces at once, written with ``COPY`` where the store is PostgreSQL (the same rows,
+        docs/scale.md)."""
+        copy = bulk and self.engine.dialect.name == "postgresql"
+        return ingest_traces(self.engine, traces, batch_size=batch_size, copy=copy)
 
     def iter_traces(
         self,
