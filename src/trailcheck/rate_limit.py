@@ -34,7 +34,49 @@ from types import TracebackType
 
 from trailcheck.errors import UsageError
 
-__all__ = ["Backoff", "RateLimiter", "retry_after_seconds"]
+__all__ = ["Backoff", "RateLimiter", "TokenBucket", "retry_after_seconds"]
+
+
+class TokenBucket:
+    """The bookkeeping of a rate limit, without waiting: ``burst`` tokens at most, refilled at
+    ``rate`` a second. :meth:`reserve` takes a token now, going into debt when there is none,
+    and says how long the taker must wait for the debt to be repaid; :meth:`give_back` returns a
+    token its taker did not use. Thread-safe, and never blocks: a :class:`RateLimiter` waits on
+    it in one process, an actor holds it for a cluster (``trailcheck.distributed``)."""
+
+    def __init__(
+        self, rate: float, burst: int = 1, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if not rate > 0:
+            raise UsageError(f"a rate limit's rate must be above 0 per second, not {rate!r}")
+        if burst < 1:
+            raise UsageError(f"a rate limit's burst must be at least 1, not {burst!r}")
+        self.rate = float(rate)
+        self.burst = burst
+        self._clock = clock
+        # Short and synchronous: safe from several threads (each with its own event loop).
+        self._lock = threading.Lock()
+        self._tokens = float(burst)
+        self._updated = clock()
+
+    def reserve(self) -> float:
+        """Take a token now (possibly going into debt); the seconds until the debt is repaid."""
+        with self._lock:
+            self._refill()
+            self._tokens -= 1.0
+            return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
+
+    def give_back(self) -> None:
+        """Return a reserved token that was not used (its taker was cancelled while waiting)."""
+        with self._lock:
+            self._refill()
+            self._tokens = min(float(self.burst), self._tokens + 1.0)
+
+    def _refill(self) -> None:
+        now = self._clock()
+        elapsed = max(0.0, now - self._updated)
+        self._updated = now
+        self._tokens = min(float(self.burst), self._tokens + elapsed * self.rate)
 
 
 class RateLimiter:
@@ -48,20 +90,12 @@ class RateLimiter:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
-        if not rate > 0:
-            raise UsageError(f"a rate limit's rate must be above 0 per second, not {rate!r}")
-        if burst < 1:
-            raise UsageError(f"a rate limit's burst must be at least 1, not {burst!r}")
-        self.rate = float(rate)
+        self._bucket = TokenBucket(rate, burst, clock=clock)
+        self.rate = self._bucket.rate
         self.burst = burst
-        self._clock = clock
         self._sleep = sleep
-        # The bookkeeping is synchronous and short; the lock makes it safe from several threads
-        # (each with its own event loop) too. It is never held across an await.
-        self._lock = threading.Lock()
-        self._tokens = float(burst)
-        self._updated = clock()
         self._acquisitions = 0
+        self._counting = threading.Lock()
 
     @property
     def acquisitions(self) -> int:
@@ -70,14 +104,14 @@ class RateLimiter:
 
     async def acquire(self) -> None:
         """Take one token, waiting (with the injected sleep) until the bucket has one for us."""
-        wait = self._reserve()
+        wait = await self._reserve()
         if wait > 0:
             try:
                 await self._sleep(wait)
             except BaseException:  # cancelled while waiting: the token goes back, then re-raise
                 self._give_back()
                 raise
-        with self._lock:
+        with self._counting:
             self._acquisitions += 1
 
     async def __aenter__(self) -> RateLimiter:
@@ -93,25 +127,15 @@ class RateLimiter:
         """Nothing to release: a token is spent when a request starts, not when it ends."""
 
     def __repr__(self) -> str:
-        return f"RateLimiter(rate={self.rate:g}, burst={self.burst})"
+        return f"{type(self).__name__}(rate={self.rate:g}, burst={self.burst})"
 
-    def _reserve(self) -> float:
-        """Take a token now (possibly going into debt); the seconds until the debt is repaid."""
-        with self._lock:
-            self._refill()
-            self._tokens -= 1.0
-            return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
+    async def _reserve(self) -> float:
+        """A token from the bucket; the seconds to wait for it. A limiter whose bucket lives
+        elsewhere (a Ray actor) asks it here."""
+        return self._bucket.reserve()
 
     def _give_back(self) -> None:
-        with self._lock:
-            self._refill()
-            self._tokens = min(float(self.burst), self._tokens + 1.0)
-
-    def _refill(self) -> None:
-        now = self._clock()
-        elapsed = max(0.0, now - self._updated)
-        self._updated = now
-        self._tokens = min(float(self.burst), self._tokens + elapsed * self.rate)
+        self._bucket.give_back()
 
 
 @dataclass(frozen=True, slots=True)

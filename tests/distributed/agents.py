@@ -35,10 +35,14 @@ class Counter:
 class MessageAgent:
     """Looks the message up, then does what the message says: ``crash``, ``infra``, ``hang``
     (past any test's timeout), ``die`` (ends its worker process), ``cpus...`` (says the CPUs
-    Ray gave its task) or answers."""
+    Ray gave its task), ``limited...`` (takes a token of the run's rate limit first) or
+    answers."""
 
     async def respond(self, message: str, context: TrialContext) -> str:
         (lookup,) = context.tools
+        if message.startswith("limited"):
+            assert context.rate_limiter is not None
+            await context.rate_limiter.acquire()
         result = lookup(key=message)
         if message == "crash":
             raise ValueError("the agent has a bug")

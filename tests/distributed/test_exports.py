@@ -9,6 +9,7 @@ distributed = pytest.importorskip("trailcheck.distributed")
 
 def test_exported_names_are_pinned() -> None:
     assert distributed.__all__ == [
+        "RayRateLimiter",
         "RayTrialExecutor",
         "cluster_workers",
         "detect_pages_on_ray",

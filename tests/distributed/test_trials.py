@@ -4,6 +4,7 @@ runner's results, statuses and order; a cancelled run is a partial report."""
 from __future__ import annotations
 
 import asyncio
+import pickle
 import threading
 import time
 from typing import Any
@@ -14,7 +15,7 @@ from tests.distributed.agents import Counter, MessageAgent, broken_environment
 from tests.distributed.reports import comparable
 from trailcheck.cases import Case, Dataset
 from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent
-from trailcheck.distributed import RayTrialExecutor
+from trailcheck.distributed import RayRateLimiter, RayTrialExecutor
 from trailcheck.distributed.ray_import import ray
 from trailcheck.errors import UsageError
 from trailcheck.run.results import TrialResult
@@ -156,10 +157,33 @@ def test_a_plan_that_cannot_travel_to_the_workers_is_refused_in_one_line() -> No
         run(_dataset("ok"), holds_a_lock, Counter, executor=RayTrialExecutor())
 
 
-def test_a_rate_limit_is_refused_since_it_cannot_span_workers() -> None:
-    options = RunOptions(rate_limit_per_s=5)
-    with pytest.raises(UsageError, match="rate limit is kept per process"):
-        run(_dataset("ok"), MessageAgent, Counter, options=options, executor=RayTrialExecutor())
+def test_a_rate_limit_is_one_bucket_for_every_worker() -> None:
+    # One token, then one every 1000 s: of four trials at once, each taking a token first, one
+    # gets it and three wait past their timeout. A bucket per worker process would let each of
+    # the four workers through.
+    options = RunOptions(k=2, rate_limit_per_s=0.001, timeout_s=8, concurrency=4)
+    executor = RayTrialExecutor(num_cpus=0.5)
+    result = run(
+        _dataset("limited a", "limited b"),
+        MessageAgent,
+        Counter,
+        options=options,
+        executor=executor,
+    )
+    statuses = [trial.status for trial in result.report.trials()]
+    assert sorted(statuses) == ["passed", "timeout", "timeout", "timeout"]
+    assert result.report.manifest["harness"]["rate_limit_per_s"] == 0.001  # type: ignore[index,call-overload]
+
+
+def test_a_cluster_limiter_travels_as_its_actor() -> None:
+    limiter = RayRateLimiter(rate=1000, burst=5)
+    copy = pickle.loads(ray.cloudpickle.dumps(limiter))
+    assert copy is not limiter
+    assert (copy.rate, copy.burst) == (1000.0, 5)
+    asyncio.run(copy.acquire())
+    asyncio.run(limiter.acquire())
+    assert (copy.acquisitions, limiter.acquisitions) == (1, 1)  # each process counts its own
+    assert limiter.granted() == copy.granted() == 2  # the actor counts them all
 
 
 @pytest.mark.parametrize(

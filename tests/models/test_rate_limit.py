@@ -9,7 +9,7 @@ from email.utils import format_datetime
 import pytest
 
 from trailcheck.errors import UsageError
-from trailcheck.rate_limit import Backoff, RateLimiter, retry_after_seconds
+from trailcheck.rate_limit import Backoff, RateLimiter, TokenBucket, retry_after_seconds
 
 
 class FakeTime:
@@ -29,6 +29,16 @@ class FakeTime:
 
 def limiter(time: FakeTime, rate: float = 2.0, burst: int = 1) -> RateLimiter:
     return RateLimiter(rate, burst, clock=time.clock, sleep=time.sleep)
+
+
+def test_the_bucket_says_each_reservations_wait_and_takes_back_an_unused_token() -> None:
+    time = FakeTime()
+    bucket = TokenBucket(4.0, 2, clock=time.clock)
+    assert [bucket.reserve() for _ in range(4)] == [0.0, 0.0, 0.25, 0.5]
+    bucket.give_back()  # the last taker was cancelled: the next waits what it would have
+    assert bucket.reserve() == 0.5
+    time.now += 10  # refilled, never past the burst
+    assert [bucket.reserve() for _ in range(3)] == [0.0, 0.0, 0.25]
 
 
 def test_a_burst_goes_at_once_then_acquisitions_wait_for_the_refill() -> None:

@@ -19,11 +19,13 @@ import asyncio
 import pickle
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import JsonValue
 
 from trailcheck.cases import Case, TrialResources, trial_num_cpus
+from trailcheck.distributed.rate_limit import RayRateLimiter
 from trailcheck.distributed.ray_import import ray
 from trailcheck.errors import UsageError
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
@@ -127,16 +129,16 @@ class RayTrialExecutor:
             ), None
 
     def _plan_ref(self, plan: TrialPlan) -> Any:
-        """``plan`` in Ray's object store, put there once per run."""
+        """``plan`` in Ray's object store, put there once per run; its rate limiter, if any,
+        replaced by one that every worker shares."""
         if self._shipped is not None and self._shipped[0] is plan:
             return self._shipped[1]
-        if plan.rate_limiter is not None:
-            raise UsageError(
-                "a rate limit is kept per process and cannot bound Ray workers together:"
-                " run without it, or with the local executor"
-            )
+        shipped = plan
+        if plan.rate_limiter is not None and not isinstance(plan.rate_limiter, RayRateLimiter):
+            # One bucket for every worker: each process's own would multiply the limit.
+            shipped = replace(plan, rate_limiter=RayRateLimiter.like(plan.rate_limiter))
         try:
-            ref = ray.put(plan)
+            ref = ray.put(shipped)
         except (TypeError, ValueError, AttributeError, pickle.PicklingError) as unpicklable:
             raise UsageError(
                 "the agent, environment or judge cannot be sent to Ray workers"
