@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -320,6 +321,25 @@ def test_settings_are_json_and_name_what_was_asked(monkeypatch: pytest.MonkeyPat
     assert model.name == "gpt-x"
 
 
+def test_a_copy_for_another_process_carries_no_key_and_reads_its_own(
+    server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_KEY", "sk-secret-of-the-driver")
+    server.enqueue(text_completion("before"), text_completion("after"))
+    model = OpenAIChatModel("m", base_url=server.base_url, api_key_env="MY_KEY")
+    assert asyncio.run(complete(model, USER)).text == "before"  # a client made: it stays here
+    sent = pickle.dumps(model)
+    assert b"sk-secret" not in sent
+    monkeypatch.setenv("MY_KEY", "sk-key-of-the-worker")
+    copy = pickle.loads(sent)
+    assert copy.settings() == model.settings()
+    assert asyncio.run(complete(copy, USER)).text == "after"
+    assert [request.headers["authorization"] for request in server.requests] == [
+        "Bearer sk-secret-of-the-driver",
+        "Bearer sk-key-of-the-worker",
+    ]
+
+
 @pytest.mark.parametrize("base_url", [None, "https://llm.example.com/v1"])
 def test_a_missing_key_for_a_remote_server_is_a_usage_error(
     base_url: str | None, monkeypatch: pytest.MonkeyPatch
@@ -334,3 +354,21 @@ def test_loopback_servers_need_no_key(host: str, monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv(NO_KEY_ENV, raising=False)
     model = OpenAIChatModel("m", base_url=f"http://{host}:8000/v1", api_key_env=NO_KEY_ENV)
     assert model.settings()["base_url"] == f"http://{host}:8000/v1"
+
+
+@pytest.mark.parametrize("spec", ["rubric", "groundedness", "reference"])
+def test_a_model_judge_travels_with_its_settings_and_without_the_key(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trailcheck.commands.judge_impl import JudgeModels, build_judge
+
+    monkeypatch.setenv("MY_KEY", "sk-secret-of-the-driver")
+    judge = build_judge(spec, JudgeModels("judge-model", "https://llm.example.com/v1", "MY_KEY"))
+    sent = pickle.dumps(judge)
+    assert b"sk-secret" not in sent
+    copy = pickle.loads(sent)
+    assert (type(copy), copy.version, copy.describe()) == (
+        type(judge),
+        judge.version,
+        judge.describe(),
+    )

@@ -116,11 +116,6 @@ def run_command(
     target = emit_target(emit_otel, emit_otel_header)
     kind = _agent_kind(agent_kind)
     where = executor_kind(executor, address, num_cpus)
-    if where == "ray" and model is not None:
-        raise UsageError(
-            "--model works with --executor local: its client belongs to one process; with Ray,"
-            " let the agent factory make its model client in the worker"
-        )
     if kind == "otel" and model is not None:
         raise UsageError(_OTEL_WITHOUT_MODEL)
     dataset = load_dataset(dataset_path)

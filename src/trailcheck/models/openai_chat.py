@@ -114,7 +114,7 @@ class OpenAIChatModel:
             raise UsageError(f"max_retries must be 0 or more, not {max_retries}")
         self._model = model
         self._base_url = base_url
-        self._api_key = _api_key(api_key_env, base_url)
+        self._api_key: str | None = _api_key(api_key_env, base_url)
         self._api_key_env = api_key_env
         self._timeout = timeout
         self._max_retries = max_retries
@@ -172,6 +172,14 @@ class OpenAIChatModel:
                 continue
             return self._reply(cast("ChatCompletion", completion))
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a copy in another process (a Ray worker) gets: the settings, without the SDK
+        client (its connections belong to this process) and without the key, which the copy
+        reads from its own environment (``api_key_env``) when it first calls the model."""
+        state = dict(self.__dict__)
+        state.update(_client=None, _api_key=None)
+        return state
+
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
         client, self._client = self._client, None
@@ -198,6 +206,8 @@ class OpenAIChatModel:
         import openai
 
         if self._client is None:
+            if self._api_key is None:  # a copy made elsewhere: the key from this environment
+                self._api_key = _api_key(self._api_key_env, self._base_url)
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key,
                 base_url=self._base_url,
