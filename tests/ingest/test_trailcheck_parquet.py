@@ -20,6 +20,7 @@ from tests.ingest.import_properties import run_command
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.cli import run_cli
 from trailcheck.errors import InputError
+from trailcheck.ingest import trailcheck_parquet
 from trailcheck.ingest.formats import detect_format
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
@@ -105,6 +106,46 @@ def test_the_bulk_path_grades_row_groups_as_it_grades_chunks_of_lines(
     ]
     assert "null: each row holds one trace" in str(summary.rejections[3])
     assert summary.formats == {str(parquet): "trailcheck-parquet"}
+
+
+def test_rows_are_numbered_across_the_batches_of_a_row_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trailcheck_parquet, "BATCH_ROWS", 4)  # a row group read in batches
+    lines = _lines()
+    lines[15] = None
+    parquet = write_parquet(tmp_path / "traces.parquet", lines, group=20)
+    dataset = tmp_path / "shop.yaml"
+    dataset.write_text(DATASET)
+    for workers in (1, 2):
+        summary = ImportSummary()
+        assert len(list(grade_files([parquet], dataset, summary, workers=workers))) == 16
+        assert [r.line for r in summary.rejections] == [4, None, 13, 16]
+    imported, expected = _imported(parquet)
+    assert len(imported) == 16
+    assert [r.line for r in expected.rejections] == [4, None, 13, 16]
+
+
+@pytest.mark.parametrize(("written", "named"), [("parquet", "trailcheck"), ("jsonl", "parquet")])
+def test_a_named_format_the_content_contradicts_is_read_as_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, named: str
+) -> None:
+    lines: list[bytes | None] = [dump_trace(_trace(0))]
+    path = tmp_path / f"traces.{written}"
+    if written == "parquet":
+        write_parquet(path, lines)
+    else:
+        _jsonl(path, lines)
+    dataset = tmp_path / "shop.yaml"
+    dataset.write_text(DATASET)
+    name = "trailcheck-parquet" if named == "parquet" else "trailcheck"
+    assert run_cli(["score", str(path), "-d", str(dataset), "--format", name]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err
+    if named == "parquet":
+        assert "not a readable Parquet file" in err
+    else:
+        assert "rejected: " in err
 
 
 def test_score_and_import_read_parquet_and_jsonl_shards_as_one_input(

@@ -158,7 +158,11 @@ def reads_as_trailcheck(path: Path, format_name: str | None) -> bool:
     reads): named so, or detected so. An InputError, as the import would give, when it cannot
     be read or its format cannot be told."""
     if format_name is not None:
-        return format_name in (TRAILCHECK_FORMAT, TRAILCHECK_PARQUET_FORMAT)
+        if format_name not in (TRAILCHECK_FORMAT, TRAILCHECK_PARQUET_FORMAT):
+            return False
+        # The bulk path reads by content; a named format that the content contradicts goes to
+        # the import path, which reads it as named and says what is wrong.
+        return path.is_file() and is_parquet(path) == (format_name == TRAILCHECK_PARQUET_FORMAT)
     if path.is_dir() or not path.exists():
         return False  # the import says why
     try:
@@ -168,9 +172,13 @@ def reads_as_trailcheck(path: Path, format_name: str | None) -> bool:
 
 
 def is_parquet(path: Path) -> bool:
-    """Whether ``path`` starts as a Parquet file does."""
-    with path.open("rb") as stream:
-        return stream.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
+    """Whether ``path`` starts as a Parquet file does (False when it cannot be read: the
+    reader that opens it says why)."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
+    except OSError:
+        return False
 
 
 def refuse_empty(path: Path) -> None:

@@ -36,6 +36,7 @@ __all__ = [
 
 PARQUET_MAGIC = b"PAR1"
 TRACE_COLUMN = "trace"
+BATCH_ROWS = 1024
 
 
 def looks_like_trailcheck_parquet(head: bytes) -> bool:
@@ -89,16 +90,25 @@ def _rows(
 ) -> Iterator[tuple[int, bytes | None]]:
     import pyarrow as pa
 
-    try:
-        values = parquet.read_row_group(row_group, columns=[TRACE_COLUMN]).column(0).to_pylist()
-    except (pa.ArrowException, OSError) as unreadable:
-        # The whole group, since a damaged page cannot say which of its rows it held.
-        raise InputError(
-            f"{name}: rows {first_row}-{first_row + _rows_in(parquet, row_group) - 1}"
-            f" (row group {row_group}) cannot be read: {unreadable}"
-        ) from None
-    for row, value in enumerate(values, start=first_row):
-        yield row, value.encode() if isinstance(value, str) else value
+    # A batch of rows at a time: a row group may hold a million traces.
+    batches = parquet.iter_batches(
+        batch_size=BATCH_ROWS, row_groups=[row_group], columns=[TRACE_COLUMN]
+    )
+    row = first_row
+    while True:
+        try:
+            batch = next(batches, None)
+        except (pa.ArrowException, OSError) as unreadable:
+            # From the batch on, since a damaged page cannot say which of its rows it held.
+            raise InputError(
+                f"{name}: rows {row}-{first_row + _rows_in(parquet, row_group) - 1}"
+                f" (row group {row_group}) cannot be read: {unreadable}"
+            ) from None
+        if batch is None:
+            return
+        for value in batch.column(0).to_pylist():
+            yield row, value.encode() if isinstance(value, str) else value
+            row += 1
 
 
 def _rows_in(parquet: Any, row_group: int) -> int:
