@@ -97,3 +97,29 @@ def test_an_empty_store_has_nothing_to_grade(
     missing = f"sqlite:///{tmp_path / 'missing.db'}"
     assert run_cli(["score", "-d", dataset, "--db", missing]) == 2
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_the_stores_traces_are_chosen_as_traces_list_chooses_them(
+    tmp_path: Path, dataset: str, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    traces = [_trace(index) for index in range(12)]
+    conversation = {"session_id": "conv-A"}
+    with Store.open(store_url) as store:
+        store.ingest(
+            trace.model_copy(update={"metadata": {**trace.metadata, **conversation}})
+            if index % 3 == 0
+            else trace
+            for index, trace in enumerate(traces)
+        )
+    for workers in ("1", "2"):
+        code, grades, _ = _scored(
+            ["-d", dataset, "--db", store_url, "--session", "conv-A", "--workers", workers], capsys
+        )
+        assert [grade["trace_id"] for grade in grades] == ["t0", "t3", "t6", "t9"]  # type: ignore[attr-defined]
+        assert code == 0  # each passes, and none of them names an unknown case
+    assert run_cli(["score", "-d", dataset, "--db", store_url, "--since", "2999-01-01"]) == 2
+    assert "holds no matching traces: nothing to grade" in capsys.readouterr().err
+    path = _jsonl(tmp_path / "traces.jsonl", [dump_trace(traces[0])])
+    assert run_cli(["score", path, "-d", dataset, "--label", "loop"]) == 2
+    refused = "--since, --label, --tool and --session choose among the store's traces"
+    assert refused in capsys.readouterr().err

@@ -20,6 +20,10 @@ __all__ = [
     "IdsOption",
     "JsonOption",
     "KeepIncompleteOption",
+    "LabelFilterOption",
+    "SessionFilterOption",
+    "SinceOption",
+    "ToolFilterOption",
 ]
 
 FORMAT_NAMES: Final = (
@@ -44,6 +48,22 @@ DbOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+# Which stored traces a command reads (``traces list``; ``score`` over the store).
+LabelFilterOption = Annotated[
+    str | None, typer.Option("--label", help="Only traces with a finding of this label.")
+]
+SinceOption = Annotated[
+    str | None,
+    typer.Option("--since", help="Only traces started at or after this ISO date/time (UTC)."),
+]
+ToolFilterOption = Annotated[
+    str | None, typer.Option("--tool", help="Only traces that called this tool.")
+]
+SessionFilterOption = Annotated[
+    str | None,
+    typer.Option("--session", help="Only traces of this session (see traces sessions)."),
+]
 
 FormatOption = Annotated[
     str | None,

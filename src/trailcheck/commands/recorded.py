@@ -16,6 +16,10 @@ from trailcheck.commands.options import (
     EmitOtelHeaderOption,
     EmitOtelOption,
     FormatOption,
+    LabelFilterOption,
+    SessionFilterOption,
+    SinceOption,
+    ToolFilterOption,
 )
 
 __all__ = ["score_command", "stats_command"]
@@ -27,11 +31,16 @@ def score_command(
         list[Path] | None,
         typer.Argument(
             help="Recorded traces, in any format trailcheck reads; several files are one input"
-            " (shards). None: the store's traces (--db).",
+            " (shards). None: the store's traces (--db; --since, --label, --tool and --session"
+            " choose which).",
             show_default=False,
         ),
     ] = None,
     db: DbOption = None,
+    since: SinceOption = None,
+    label: LabelFilterOption = None,
+    tool: ToolFilterOption = None,
+    session: SessionFilterOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the grades as JSON.")] = False,
     format_name: FormatOption = None,
     emit_otel: EmitOtelOption = None,
@@ -71,6 +80,10 @@ def score_command(
         traces=traces or [],
         dataset=dataset,
         db=db,
+        since=since,
+        label=label,
+        tool=tool,
+        session=session,
         as_json=as_json,
         format_name=format_name,
         emit_otel=emit_otel,

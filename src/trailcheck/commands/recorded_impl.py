@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import typer
@@ -23,7 +24,7 @@ from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS
 from trailcheck.commands.output import print_json, stderr, stdout
-from trailcheck.commands.store_commands_impl import open_store
+from trailcheck.commands.store_commands_impl import open_store, parse_since
 from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import InputError, UsageError
 from trailcheck.extras import needs_extra
@@ -126,6 +127,10 @@ def score_command(
     traces: list[Path],
     dataset: Path,
     db: str | None = None,
+    since: str | None = None,
+    label: str | None = None,
+    tool: str | None = None,
+    session: str | None = None,
     as_json: bool,
     format_name: str | None,
     emit_otel: str | None,
@@ -144,14 +149,17 @@ def score_command(
     where = executor_kind(executor, address, num_cpus)
     if traces and db is not None:
         raise UsageError("score trace files or the store (--db), not both")
+    chosen = _StoredTraces(parse_since(since), label, tool, session)
+    if traces and chosen.narrows:
+        raise UsageError("--since, --label, --tool and --session choose among the store's traces")
     cases = _cases_with_scorers(load_dataset(dataset))
     summary = ImportSummary()
     with ExitStack() as closing:
         store = None if traces else closing.enter_context(open_store(db, must_exist=True))
-        source = _Source(traces, store, dataset, summary)
+        source = _Source(traces, store, chosen, dataset, summary)
         if _in_process(where, by_session or target is not None, traces, format_name):
             imported = (
-                store.iter_traces()
+                store.iter_traces(chosen.label, chosen.since, chosen.tool, session=chosen.session)
                 if store is not None
                 else iter_import(traces, format_name=format_name, summary=summary)
             )
@@ -168,7 +176,8 @@ def score_command(
                     lean.append(item)
             graded.results = lean
         if store is not None and not graded.results and not graded.unmatched:
-            raise InputError(f"the store at {store.url} holds no traces: nothing to grade")
+            which = "matching traces" if chosen.narrows else "traces"
+            raise InputError(f"the store at {store.url} holds no {which}: nothing to grade")
     _print_grades(graded, summary, dataset, target, as_json=as_json)
 
 
@@ -216,11 +225,29 @@ def _in_process(
 
 
 @dataclass(frozen=True)
+class _StoredTraces:
+    """Which of the store's traces are graded (the filters of ``traces list``)."""
+
+    since: datetime | None
+    label: str | None
+    tool: str | None
+    session: str | None
+
+    @property
+    def narrows(self) -> bool:
+        return any(value is not None for value in (self.since, self.label, self.tool, self.session))
+
+    def pages(self, store: Store) -> Iterator[list[str]]:
+        return store.content_pages(self.label, self.since, self.tool, session=self.session)
+
+
+@dataclass(frozen=True)
 class _Source:
-    """What is graded: trace files, or the store's traces (``store``)."""
+    """What is graded: trace files, or the store's traces (``store``, those ``chosen``)."""
 
     files: list[Path]
     store: Store | None
+    chosen: _StoredTraces
     dataset: Path
     summary: ImportSummary
 
@@ -238,7 +265,7 @@ def _bulk_grades(
     if where == "local":
         local_workers = workers or default_workers()
         if store is not None:
-            yield from grade_pages(store.content_pages(), dataset, workers=local_workers)
+            yield from grade_pages(source.chosen.pages(store), dataset, workers=local_workers)
         else:
             yield from grade_files(source.files, dataset, source.summary, workers=local_workers)
         return
@@ -254,7 +281,7 @@ def _bulk_grades(
         at_once = workers or cluster_workers(task_cpus)
         if store is not None:
             yield from grade_pages_on_ray(
-                store.content_pages(), dataset, workers=at_once, num_cpus=task_cpus
+                source.chosen.pages(store), dataset, workers=at_once, num_cpus=task_cpus
             )
         else:
             yield from grade_files_on_ray(

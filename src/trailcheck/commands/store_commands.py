@@ -16,6 +16,10 @@ from trailcheck.commands.options import (
     IdsOption,
     JsonOption,
     KeepIncompleteOption,
+    LabelFilterOption,
+    SessionFilterOption,
+    SinceOption,
+    ToolFilterOption,
 )
 
 __all__ = [
@@ -48,20 +52,10 @@ def ingest_command(
 
 
 def traces_list_command(
-    label: Annotated[
-        str | None, typer.Option("--label", help="Only traces with a finding of this label.")
-    ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option("--since", help="Only traces started at or after this ISO date/time (UTC)."),
-    ] = None,
-    tool: Annotated[
-        str | None, typer.Option("--tool", help="Only traces that called this tool.")
-    ] = None,
-    session: Annotated[
-        str | None,
-        typer.Option("--session", help="Only traces of this session (see traces sessions)."),
-    ] = None,
+    label: LabelFilterOption = None,
+    since: SinceOption = None,
+    tool: ToolFilterOption = None,
+    session: SessionFilterOption = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="At most this many traces.")
     ] = None,
