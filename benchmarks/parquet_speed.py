@@ -2,8 +2,9 @@
 row per trace, its JSON in the ``trace`` column, zstd-compressed as warehouses write it).
 
 Generates N seeded traces (``scale_speed.py``'s corpus and dataset), writes them as JSONL and as
-Parquet (row groups of 2,000: a row group is a bulk chunk), and times :func:`trailcheck.bulk.grading.grade_files` over each
-with ``workers`` processes, median of ``--rounds``. Prints each file's size and the ratio to
+Parquet (row groups of 2,000: a row group is a bulk chunk), and times
+:func:`trailcheck.bulk.grading.grade_files` over each with ``workers`` processes, median of
+``--rounds``. Prints each file's size and the ratio to
 JSONL at the same number of workers; the grades of both are checked equal::
 
     uv run python benchmarks/parquet_speed.py --traces 20000 --workers 1 2 --rounds 3

@@ -74,8 +74,9 @@ def test_the_store_grades_as_the_file_it_was_imported_from(
     ]
     assert "no case in" in err
     assert "(case_id 'nowhere')" in err
-    # Sessions and telemetry take the in-process path, which reads the store too.
-    assert _scored(["-d", dataset, "--db", store_url, "--by-session"], capsys)[0] == 2
+    # Sessions take the in-process path, which reads the store too: each trace is its own
+    # session here, so the grades are the same.
+    assert _scored(["-d", dataset, "--db", store_url, "--by-session"], capsys) == from_file
 
 
 def test_files_and_the_store_together_are_refused(
@@ -96,7 +97,10 @@ def test_an_empty_store_has_nothing_to_grade(
     assert "holds no traces: nothing to grade" in capsys.readouterr().err
     missing = f"sqlite:///{tmp_path / 'missing.db'}"
     assert run_cli(["score", "-d", dataset, "--db", missing]) == 2
+    assert "missing.db" in capsys.readouterr().err
     assert not (tmp_path / "missing.db").exists()
+    assert run_cli(["score", "-d", dataset, "--db", db, "--format", "openai"]) == 2
+    assert "--format names the format of trace files" in capsys.readouterr().err
 
 
 def test_the_stores_traces_are_chosen_as_traces_list_chooses_them(

@@ -14,7 +14,6 @@ def test_exported_names_are_pinned() -> None:
         "cluster_workers",
         "detect_pages_on_ray",
         "grade_files_on_ray",
-        "grade_pages_on_ray",
         "ray_ordered_map",
         "ray_session",
     ]

@@ -13,7 +13,7 @@ from trailcheck.cases import Case, Dataset, TrialResources, dump_dataset
 from trailcheck.cli import run_cli
 from trailcheck.distributed import RayTrialExecutor
 from trailcheck.errors import UsageError
-from trailcheck.run.runner import RunOptions, RunResult, run
+from trailcheck.run.runner import RunOptions, run
 from trailcheck.trace import Trace
 
 pytestmark = pytest.mark.usefixtures("local_ray")
@@ -41,10 +41,6 @@ def _said(trace_lines: list[bytes]) -> dict[str, str]:
     return {str(trace.metadata["case_id"]): trace.final_text for trace in traces}
 
 
-def _given_cpus(result: RunResult) -> dict[str, str]:
-    return _said(result.trace_lines)
-
-
 def test_a_cases_hint_wins_then_the_executors_then_the_datasets() -> None:
     dataset = Dataset(
         name="cpus",
@@ -52,10 +48,10 @@ def test_a_cases_hint_wins_then_the_executors_then_the_datasets() -> None:
         cases=_cases(own=2.0, default=None),
     )
     with_dataset_default = run(dataset, MessageAgent, Counter, executor=RayTrialExecutor())
-    assert _given_cpus(with_dataset_default) == {"own": "cpus 2.0", "default": "cpus 0.5"}
+    assert _said(with_dataset_default.trace_lines) == {"own": "cpus 2.0", "default": "cpus 0.5"}
     executor = RayTrialExecutor(num_cpus=0.25)
     given = run(dataset, MessageAgent, Counter, options=RunOptions(k=2), executor=executor)
-    assert _given_cpus(given) == {"own": "cpus 2.0", "default": "cpus 0.25"}
+    assert _said(given.trace_lines) == {"own": "cpus 2.0", "default": "cpus 0.25"}
     assert [trial.attempt for trial in given.report.trials()] == [1, 2, 1, 2]
     assert given.report.manifest["executor"]["num_cpus"] == {"default": 0.25, "own": 2.0}  # type: ignore[index,call-overload]
 
@@ -67,7 +63,7 @@ def test_without_any_hint_a_trial_asks_for_one_cpu() -> None:
         Counter,
         executor=RayTrialExecutor(),
     )
-    assert _given_cpus(result) == {"plain": "cpus 1.0"}
+    assert _said(result.trace_lines) == {"plain": "cpus 1.0"}
     assert result.report.manifest["executor"]["num_cpus"] == 1.0  # type: ignore[index,call-overload]
 
 

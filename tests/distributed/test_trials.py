@@ -189,7 +189,9 @@ def test_a_cluster_limiter_travels_as_its_actor() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"num_cpus": 0}, "num_cpus must be positive, not 0"),
+        ({"num_cpus": 0}, "num_cpus must be at least 0.0001 and finite, not 0"),
+        ({"num_cpus": 0.00001}, "num_cpus must be at least 0.0001 and finite, not 1e-05"),
+        ({"num_cpus": float("inf")}, "num_cpus must be at least 0.0001 and finite, not inf"),
         ({"max_retries": -1}, "max_retries must be at least 0, not -1"),
     ],
 )

@@ -185,9 +185,32 @@ def test_a_parquet_file_that_holds_no_traces_is_refused_naming_the_file(
     with pytest.raises(InputError, match=re.escape(message)) as raised:
         list(grade_files([path], tmp_path / "unused.yaml", summary, workers=1))
     assert str(path) in str(raised.value)
-    if "no rows" not in message:
-        with pytest.raises(InputError, match=re.escape(message)):
-            _imported(path)
+    with pytest.raises(InputError, match=re.escape(message)):
+        _imported(path)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_bad_utf8_and_blank_rows_are_rejected_naming_their_rows(
+    tmp_path: Path, workers: int
+) -> None:
+    good = dump_trace(_trace(0))
+    values = [good, b'{"trace_id": "t\xff"}', b"", b"  ", dump_trace(_trace(1))]
+    table = pa.table({"trace": pa.array(values, pa.binary()).view(pa.string())})
+    path = tmp_path / "odd.parquet"
+    pq.write_table(table, path)  # no checksums: the reader cannot tell damage from content
+    imported, summary = _imported(path)
+    assert [trace.trace_id for trace in imported] == ["t0", "t1"]  # type: ignore[union-attr]
+    bulk = ImportSummary()
+    dataset = tmp_path / "shop.yaml"
+    dataset.write_text(DATASET)
+    assert len(list(grade_files([path], dataset, bulk, workers=workers))) == 2
+    for rejections in (summary.rejections, bulk.rejections):
+        assert [(r.line, r.field) for r in rejections] == [
+            (2, "<record>"),
+            (3, "trace"),
+            (4, "trace"),
+        ]
+        assert "empty: each row holds one trace" in str(rejections[1])
 
 
 def test_a_truncated_parquet_file_is_an_input_error(tmp_path: Path) -> None:

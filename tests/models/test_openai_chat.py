@@ -333,6 +333,9 @@ def test_a_copy_for_another_process_carries_no_key_and_reads_its_own(
     monkeypatch.setenv("MY_KEY", "sk-key-of-the-worker")
     copy = pickle.loads(sent)
     assert copy.settings() == model.settings()
+    # Each copy draws its own retry jitter, so the workers' retries after a 429 spread out.
+    other = pickle.loads(sent)
+    assert copy._random.random() != other._random.random()
     assert asyncio.run(complete(copy, USER)).text == "after"
     assert [request.headers["authorization"] for request in server.requests] == [
         "Bearer sk-secret-of-the-driver",

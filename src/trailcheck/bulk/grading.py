@@ -55,9 +55,9 @@ def grade_files(
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     map_chunks: MapChunks = ordered_map,
 ) -> Iterator[LeanGrade | Unmatched]:
-    """The grade of each trace of the trailcheck JSONL files ``paths`` (shards, one after the
-    other; a trace id is taken once across them) against the case it names in ``dataset``, in
-    order; rejected lines go to ``summary``. ``map_chunks``: see
+    """The grade of each trace of the trailcheck JSONL (or Parquet) files ``paths`` (shards,
+    one after the other; a trace id is taken once across them) against the case it names in
+    ``dataset``, in order; rejected lines go to ``summary``. ``map_chunks``: see
     :func:`~trailcheck.bulk.lean_files.lean_files_results`."""
     yield from lean_files_results(
         paths,

@@ -11,7 +11,7 @@ of the :class:`~trailcheck.ingest.importer.ImportSummary` are kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -28,12 +28,7 @@ from trailcheck.ingest.formats import (
 from trailcheck.ingest.importer import ImportSummary, already_imported
 from trailcheck.ingest.records import Rejection
 from trailcheck.ingest.trailcheck_jsonl import parse_lean_line
-from trailcheck.ingest.trailcheck_parquet import (
-    RowGroupChunk,
-    chunk_rows,
-    null_row,
-    row_group_chunks,
-)
+from trailcheck.ingest.trailcheck_parquet import RowGroupChunk, chunk_rows, row_group_chunks
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import INCOMPLETE_KEY
 from trailcheck.trace.lean import LeanTrace
@@ -66,31 +61,24 @@ def lean_files_results(
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     map_chunks: MapChunks = ordered_map,
 ) -> Iterator[Output]:
-    """``work(trace)`` for each trace of the trailcheck JSONL files ``paths``, one file after
-    the other, in order, over ``workers`` workers; rejections, and traces whose id came before
-    (in any of the files), are recorded in ``summary`` instead. ``work`` (and ``initializer``)
-    must be module-level functions. A file that holds nothing is refused (InputError) before any
-    is read, as the import refuses it. ``map_chunks`` runs the chunks: this machine's processes
-    by default, or another engine's tasks (``trailcheck.distributed``)."""
-    starts: list[tuple[Path, int | list[RowGroupChunk]]] = []
+    """``work(trace)`` for each trace of the trailcheck JSONL (or Parquet) files ``paths``, one
+    file after the other, in order, over ``workers`` workers; rejections, and traces whose id
+    came before (in any of the files), are recorded in ``summary`` instead. ``work`` (and
+    ``initializer``) must be module-level functions. A file that holds nothing is refused
+    (InputError) before any is read, as the import refuses it. ``map_chunks`` runs the
+    chunks: this machine's processes by default, or another engine's tasks
+    (``trailcheck.distributed``)."""
+    chunked: list[Iterable[LineChunk | RowGroupChunk]] = []
     for path in paths:
         refuse_empty(path)
         if is_parquet(path):
-            starts.append((path, row_group_chunks(path)))
+            chunked.append(row_group_chunks(path))
             summary.formats[str(path)] = TRAILCHECK_PARQUET_FORMAT
-            continue
-        with path.open("rb") as stream:
-            bom = stream.read(len(UTF8_BOM)) == UTF8_BOM
-        starts.append((path, len(UTF8_BOM) if bom else 0))
-        summary.formats[str(path)] = TRAILCHECK_FORMAT
+        else:
+            chunked.append(line_chunks(path, chunk_bytes, start=_past_byte_order_mark(path)))
+            summary.formats[str(path)] = TRAILCHECK_FORMAT
     first_seen: dict[str, str] = {}
-    jobs = (
-        (chunk, work)
-        for path, start in starts
-        for chunk in (
-            start if isinstance(start, list) else line_chunks(path, chunk_bytes, start=start)
-        )
-    )
+    jobs = ((chunk, work) for chunks in chunked for chunk in chunks)
     for source, results in map_chunks(
         _chunk_results, jobs, workers=workers, initializer=initializer, initargs=initargs
     ):
@@ -115,14 +103,20 @@ def lean_files_results(
             yield result.output
 
 
-def _records(chunk: LineChunk | RowGroupChunk) -> Iterator[tuple[int, bytes | None]]:
-    """The chunk's records with their line (row) numbers; a blank line is ``None``, as is a
-    null row (which, unlike a blank line, is rejected)."""
+def _past_byte_order_mark(path: Path) -> int:
+    with path.open("rb") as stream:
+        return len(UTF8_BOM) if stream.read(len(UTF8_BOM)) == UTF8_BOM else 0
+
+
+def _records(chunk: LineChunk | RowGroupChunk) -> Iterator[tuple[int, bytes | Rejection]]:
+    """The chunk's records with their line (row) numbers, blank lines left out; a row that
+    holds no trace comes as its rejection."""
     if isinstance(chunk, RowGroupChunk):
         yield from chunk_rows(chunk)
         return
     for number, line in chunk_lines(chunk):
-        yield number, line if line.strip() else None
+        if line.strip():
+            yield number, line
 
 
 def _chunk_results(
@@ -131,9 +125,8 @@ def _chunk_results(
     chunk, work = job
     results: list[LineResult[Output]] = []
     for number, line in _records(chunk):
-        if line is None:
-            if isinstance(chunk, RowGroupChunk):
-                results.append(LineResult(None, null_row(chunk.path, number)))
+        if isinstance(line, Rejection):
+            results.append(LineResult(None, line))
             continue
         read = parse_lean_line(line, source=chunk.path, line_number=number)
         if isinstance(read, Rejection):

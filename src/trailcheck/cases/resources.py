@@ -19,9 +19,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DEFAULT_NUM_CPUS", "TrialResources", "trial_num_cpus"]
+__all__ = ["DEFAULT_NUM_CPUS", "MIN_NUM_CPUS", "TrialResources", "trial_num_cpus"]
 
 DEFAULT_NUM_CPUS = 1.0
+# Ray counts resources in ten-thousandths; a smaller share, or an infinite one, it refuses.
+MIN_NUM_CPUS = 0.0001
 
 
 class TrialResources(BaseModel):
@@ -29,7 +31,7 @@ class TrialResources(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    num_cpus: Annotated[float, Field(gt=0)] | None = None
+    num_cpus: Annotated[float, Field(ge=MIN_NUM_CPUS, allow_inf_nan=False)] | None = None
     """CPUs reserved for each trial; a fraction packs several trials on one core."""
 
 

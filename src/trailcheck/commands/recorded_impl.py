@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import typer
@@ -20,6 +21,7 @@ from rich.table import Table
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.grading import Unmatched, grade_files, grade_pages
 from trailcheck.bulk.outcomes import trial_outcomes
+from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS
@@ -149,6 +151,8 @@ def score_command(
     where = executor_kind(executor, address, num_cpus)
     if traces and db is not None:
         raise UsageError("score trace files or the store (--db), not both")
+    if not traces and format_name is not None:
+        raise UsageError("--format names the format of trace files; the store holds traces")
     chosen = _StoredTraces(parse_since(since), label, tool, session)
     if traces and chosen.narrows:
         raise UsageError("--since, --label, --tool and --session choose among the store's traces")
@@ -159,7 +163,7 @@ def score_command(
         source = _Source(traces, store, chosen, dataset, summary)
         if _in_process(where, by_session or target is not None, traces, format_name):
             imported = (
-                store.iter_traces(chosen.label, chosen.since, chosen.tool, session=chosen.session)
+                chosen.traces(store)
                 if store is not None
                 else iter_import(traces, format_name=format_name, summary=summary)
             )
@@ -240,16 +244,30 @@ class _StoredTraces:
     def pages(self, store: Store) -> Iterator[list[str]]:
         return store.content_pages(self.label, self.since, self.tool, session=self.session)
 
+    def traces(self, store: Store) -> Iterator[Trace]:
+        return store.iter_traces(self.label, self.since, self.tool, session=self.session)
+
 
 @dataclass(frozen=True)
 class _Source:
-    """What is graded: trace files, or the store's traces (``store``, those ``chosen``)."""
+    """What is graded (trace files, or the store's traces: those ``chosen`` of ``store``),
+    against which dataset, and where the files' rejections are counted."""
 
     files: list[Path]
     store: Store | None
     chosen: _StoredTraces
     dataset: Path
     summary: ImportSummary
+
+    def grades(self, workers: int, map_chunks: MapChunks) -> Iterator[LeanGrade | Unmatched]:
+        """The lean path's grades, the chunks run by ``map_chunks``. This process reads the
+        store, when it is the source; the workers get its pages."""
+        if self.store is not None:
+            pages = self.chosen.pages(self.store)
+            return grade_pages(pages, self.dataset, workers=workers, map_chunks=map_chunks)
+        return grade_files(
+            self.files, self.dataset, self.summary, workers=workers, map_chunks=map_chunks
+        )
 
 
 def _bulk_grades(
@@ -259,34 +277,16 @@ def _bulk_grades(
     address: str | None,
     num_cpus: float | None,
 ) -> Iterator[LeanGrade | Unmatched]:
-    """The lean path's grades: over this machine's processes, or as Ray tasks. This process
-    reads the store, when it is the source; the workers get its pages."""
-    store, dataset = source.store, source.dataset
+    """The lean path's grades: over this machine's processes, or as Ray tasks."""
     if where == "local":
-        local_workers = workers or default_workers()
-        if store is not None:
-            yield from grade_pages(source.chosen.pages(store), dataset, workers=local_workers)
-        else:
-            yield from grade_files(source.files, dataset, source.summary, workers=local_workers)
+        yield from source.grades(workers or default_workers(), ordered_map)
         return
     with needs_extra("ray", "trailcheck score --executor ray"):
-        from trailcheck.distributed import (
-            cluster_workers,
-            grade_files_on_ray,
-            grade_pages_on_ray,
-            ray_session,
-        )
+        from trailcheck.distributed import cluster_workers, ray_ordered_map, ray_session
     task_cpus = 1.0 if num_cpus is None else num_cpus
     with ray_session(address):
-        at_once = workers or cluster_workers(task_cpus)
-        if store is not None:
-            yield from grade_pages_on_ray(
-                source.chosen.pages(store), dataset, workers=at_once, num_cpus=task_cpus
-            )
-        else:
-            yield from grade_files_on_ray(
-                source.files, dataset, source.summary, workers=at_once, num_cpus=task_cpus
-            )
+        tasks = partial(ray_ordered_map, num_cpus=task_cpus)
+        yield from source.grades(workers or cluster_workers(task_cpus), tasks)
 
 
 def stats_command(

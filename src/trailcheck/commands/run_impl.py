@@ -199,9 +199,9 @@ def _trial_executor(
         return
     with needs_extra("ray", "trailcheck run --executor ray"):
         from trailcheck.distributed import RayTrialExecutor, ray_session
-    with ray_session(address):
+    with ray_session(address) as local:
         executor = RayTrialExecutor(num_cpus=num_cpus)
-        if address is None:
+        if local:
             executor.refuse_unplaceable(cases, resources)
         yield executor
 

@@ -67,7 +67,14 @@ class RayRateLimiter(RateLimiter):
         return count
 
     async def _reserve(self) -> float:
-        wait: float = await self._actor.reserve.remote()
+        reserved = self._actor.reserve.remote()
+        try:
+            wait: float = await reserved
+        except BaseException:
+            # Cancelled while asking: the actor takes the token all the same (it serves one
+            # caller's calls in order), so the give-back lands after it.
+            self._give_back()
+            raise
         return wait
 
     def _give_back(self) -> None:

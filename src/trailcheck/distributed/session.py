@@ -3,6 +3,7 @@ existing cluster joined (``address="auto"`` or ``"ray://head:10001"``)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -13,12 +14,14 @@ __all__ = ["cluster_workers", "ray_session"]
 
 
 @contextmanager
-def ray_session(address: str | None = None, *, num_cpus: int | None = None) -> Iterator[None]:
+def ray_session(address: str | None = None, *, num_cpus: int | None = None) -> Iterator[bool]:
     """Ray connected within the block: to ``address``, or to a local Ray of ``num_cpus`` CPUs
     (default: every core) when it is ``None``. A Ray this process already joined is used as it
-    is and left connected."""
+    is and left connected. Yields whether it is a local Ray, whose size is fixed (no address,
+    and none in ``$RAY_ADDRESS``, which ``ray.init`` would join)."""
+    local = address is None and not os.environ.get("RAY_ADDRESS")
     if ray.is_initialized():
-        yield
+        yield local
         return
     if address is not None and num_cpus is not None:
         raise UsageError(f"num_cpus sizes a local Ray; the cluster at {address!r} has its own")
@@ -33,7 +36,7 @@ def ray_session(address: str | None = None, *, num_cpus: int | None = None) -> I
     except ConnectionError as refused:
         raise UsageError(f"no Ray cluster at {address!r}: {refused}") from None
     try:
-        yield
+        yield local
     finally:
         ray.shutdown()
 

@@ -16,6 +16,7 @@ a bug and propagates, as it would in process. Cancelling a trial (Ctrl-C) cancel
 from __future__ import annotations
 
 import asyncio
+import math
 import pickle
 import time
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from trailcheck.cases import Case, TrialResources, trial_num_cpus
+from trailcheck.cases.resources import MIN_NUM_CPUS
 from trailcheck.distributed.rate_limit import RayRateLimiter
 from trailcheck.distributed.ray_import import ray
 from trailcheck.errors import UsageError
@@ -37,9 +39,30 @@ from trailcheck.scorers import case_scorers
 __all__ = ["RayTrialExecutor"]
 
 
-def play_trial(case: Case, attempt: int, plan: TrialPlan) -> tuple[TrialResult, bytes | None]:
-    """One trial, run in this process (a Ray worker) as the local runner runs it."""
-    trial, trace = asyncio.run(run_trial(case, attempt, plan, case_scorers(case)))
+# A Ray worker process runs one task at a time. Across a run's trials it keeps one event loop
+# and the run's plan as first received, as the local runner shares one plan and one loop: a
+# model client one trial makes (and its connections) serves the next, instead of a client per
+# trial left open when its loop closed.
+_worker_loop: list[asyncio.AbstractEventLoop] = []
+_worker_plan: dict[str, TrialPlan] = {}
+
+
+def play_trial(
+    case: Case, attempt: int, plan_box: tuple[Any, ...]
+) -> tuple[TrialResult, bytes | None]:
+    """One trial, run in this process (a Ray worker) as the local runner runs it. ``plan_box``
+    holds the plan's object reference (boxed, so that Ray hands over the reference and this
+    worker decodes the plan once per run)."""
+    (plan_ref,) = plan_box
+    key = plan_ref.hex()
+    if key not in _worker_plan:
+        _worker_plan.clear()
+        _worker_plan[key] = ray.get(plan_ref)
+    if not _worker_loop:
+        _worker_loop.append(asyncio.new_event_loop())
+    plan = _worker_plan[key]
+    run = run_trial(case, attempt, plan, case_scorers(case))
+    trial, trace = _worker_loop[0].run_until_complete(run)
     return trial, None if trace is None else dump_trace(trace)
 
 
@@ -54,8 +77,10 @@ class RayTrialExecutor:
     """
 
     def __init__(self, *, num_cpus: float | None = None, max_retries: int = 3) -> None:
-        if num_cpus is not None and num_cpus <= 0:
-            raise UsageError(f"num_cpus must be positive, not {num_cpus:g}")
+        if num_cpus is not None and not MIN_NUM_CPUS <= num_cpus < math.inf:
+            raise UsageError(
+                f"num_cpus must be at least {MIN_NUM_CPUS:g} and finite, not {num_cpus:g}"
+            )
         if max_retries < 0:
             raise UsageError(f"max_retries must be at least 0, not {max_retries}")
         self.num_cpus = num_cpus
@@ -107,7 +132,7 @@ class RayTrialExecutor:
         num_cpus = trial_num_cpus(case.resources, self.num_cpus, plan.resources)
         self._asked[case.id] = num_cpus
         placed = self._task.options(num_cpus=num_cpus, max_retries=self.max_retries)
-        task = placed.remote(case, attempt, plan_ref)
+        task = placed.remote(case, attempt, (plan_ref,))
         try:
             return await task
         except asyncio.CancelledError:

@@ -29,7 +29,6 @@ __all__ = [
     "RowGroupChunk",
     "chunk_rows",
     "looks_like_trailcheck_parquet",
-    "null_row",
     "read_trailcheck_parquet",
     "row_group_chunks",
 ]
@@ -66,28 +65,35 @@ def _open(source: str | BinaryIO, name: str) -> Any:
     except (pa.ArrowException, OSError) as unreadable:
         raise InputError(f"{name}: not a readable Parquet file: {unreadable}") from None
     schema = parquet.schema_arrow
+    problem = None
     if TRACE_COLUMN not in schema.names:
-        raise InputError(
-            f"{name}: no column {TRACE_COLUMN!r} (it has {', '.join(schema.names) or 'none'});"
+        problem = (
+            f"no column {TRACE_COLUMN!r} (it has {', '.join(schema.names) or 'none'});"
             f" a Parquet file of traces holds each trace's trailcheck JSON in {TRACE_COLUMN!r}"
         )
-    kind = schema.field(TRACE_COLUMN).type
-    if not (
-        pa.types.is_string(kind)
-        or pa.types.is_large_string(kind)
-        or pa.types.is_binary(kind)
-        or pa.types.is_large_binary(kind)
-    ):
-        raise InputError(
-            f"{name}: column {TRACE_COLUMN!r} is {kind}; it holds each trace's JSON as text"
-            " or binary"
+    elif not any(
+        is_kind(schema.field(TRACE_COLUMN).type)
+        for is_kind in (
+            pa.types.is_string,
+            pa.types.is_large_string,
+            pa.types.is_binary,
+            pa.types.is_large_binary,
         )
+    ):
+        kind = schema.field(TRACE_COLUMN).type
+        problem = f"column {TRACE_COLUMN!r} is {kind}; it holds each trace's JSON as text or binary"
+    if problem is not None:
+        parquet.close()
+        raise InputError(f"{name}: {problem}")
     return parquet
 
 
 def _rows(
     parquet: Any, row_group: int, first_row: int, name: str
-) -> Iterator[tuple[int, bytes | None]]:
+) -> Iterator[tuple[int, bytes | Rejection]]:
+    """Each row of the group with its number in the file: the trace's JSON as bytes (text is
+    read as its bytes, so bad UTF-8 is the line reader's to reject), or the rejection of a row
+    that holds none."""
     import pyarrow as pa
 
     # A batch of rows at a time: a row group may hold a million traces.
@@ -106,9 +112,20 @@ def _rows(
             ) from None
         if batch is None:
             return
-        for value in batch.column(0).to_pylist():
-            yield row, value.encode() if isinstance(value, str) else value
+        column = batch.column(0)
+        if pa.types.is_string(column.type):
+            column = column.view(pa.binary())
+        elif pa.types.is_large_string(column.type):
+            column = column.view(pa.large_binary())
+        for value in column.to_pylist():
+            yield row, value if value and value.strip() else _missing(name, row, value)
             row += 1
+
+
+def _missing(source: str, row: int, value: bytes | None) -> Rejection:
+    """A row whose ``trace`` is null or blank: unlike a blank JSONL line, a row is a record."""
+    what = "null" if value is None else "empty"
+    return Rejection(source, f"{what}: each row holds one trace", line=row, field=TRACE_COLUMN)
 
 
 def _rows_in(parquet: Any, row_group: int) -> int:
@@ -116,40 +133,47 @@ def _rows_in(parquet: Any, row_group: int) -> int:
     return rows
 
 
-def null_row(source: str, row: int) -> Rejection:
-    """The rejection of a row whose ``trace`` is null."""
-    return Rejection(source, "null: each row holds one trace", line=row, field=TRACE_COLUMN)
+def _first_rows(parquet: Any, name: str) -> list[int]:
+    """The number of each row group's first row; an InputError when the file holds no rows
+    (as an empty JSONL file is refused: most often an export that failed)."""
+    first_rows: list[int] = []
+    next_row = 1
+    for row_group in range(parquet.num_row_groups):
+        first_rows.append(next_row)
+        next_row += _rows_in(parquet, row_group)
+    if next_row == 1:
+        raise InputError(f"{name}: the Parquet file holds no rows")
+    return first_rows
 
 
 def row_group_chunks(path: Path) -> list[RowGroupChunk]:
     """The row groups of ``path`` in order; an InputError when it is not a Parquet file of
-    traces, or holds no rows (as an empty JSONL file is refused: most often a failed export)."""
+    traces, or holds no rows."""
     parquet = _open(str(path), str(path))
-    chunks: list[RowGroupChunk] = []
-    first_row = 1
-    for row_group in range(parquet.num_row_groups):
-        chunks.append(RowGroupChunk(str(path), row_group, first_row))
-        first_row += _rows_in(parquet, row_group)
-    if first_row == 1:
-        raise InputError(f"{path}: the Parquet file holds no rows")
-    return chunks
+    try:
+        first_rows = _first_rows(parquet, str(path))
+    finally:
+        parquet.close()
+    return [RowGroupChunk(str(path), group, first) for group, first in enumerate(first_rows)]
 
 
-def chunk_rows(chunk: RowGroupChunk) -> Iterator[tuple[int, bytes | None]]:
-    """Each row of ``chunk`` with its number in the file: the trace's JSON, or ``None`` for a
-    null."""
+def chunk_rows(chunk: RowGroupChunk) -> Iterator[tuple[int, bytes | Rejection]]:
+    """Each row of ``chunk`` with its number in the file: the trace's JSON, or the rejection
+    of a row that holds none."""
     parquet = _open(chunk.path, chunk.path)
-    yield from _rows(parquet, chunk.row_group, chunk.first_row, chunk.path)
+    try:
+        yield from _rows(parquet, chunk.row_group, chunk.first_row, chunk.path)
+    finally:
+        parquet.close()
 
 
 def read_trailcheck_parquet(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
-    """Traces from a Parquet file of traces; bad rows (a null among them) become Rejections."""
+    """Traces from a Parquet file of traces; bad rows become Rejections; a file with no rows is
+    refused (InputError), as on the bulk path."""
     parquet = _open(stream, source)
-    first_row = 1
-    for row_group in range(parquet.num_row_groups):
+    for row_group, first_row in enumerate(_first_rows(parquet, source)):
         for row, value in _rows(parquet, row_group, first_row, source):
-            if value is None:
-                yield null_row(source, row)
+            if isinstance(value, Rejection):
+                yield value
             else:
                 yield parse_trace_line(value, source=source, line_number=row)
-        first_row += _rows_in(parquet, row_group)

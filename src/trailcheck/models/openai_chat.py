@@ -177,8 +177,13 @@ class OpenAIChatModel:
         client (its connections belong to this process) and without the key, which the copy
         reads from its own environment (``api_key_env``) when it first calls the model."""
         state = dict(self.__dict__)
-        state.update(_client=None, _api_key=None)
+        state.update(_client=None, _api_key=None, _random=None)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        # Its own jitter: copies drawing the same waits would retry a 429 in step.
+        self._random = random.Random()
 
     async def aclose(self) -> None:
         """Close the SDK client and its connections."""
