@@ -35,8 +35,8 @@ class Counter:
 class MessageAgent:
     """Looks the message up, then does what the message says: ``crash``, ``infra``, ``hang``
     (past any test's timeout), ``die`` (ends its worker process), ``cpus...`` (says the CPUs
-    Ray gave its task), ``limited...`` (takes a token of the run's rate limit first) or
-    answers."""
+    Ray gave its task), ``limited...`` (takes a token of the run's rate limit first),
+    ``background`` (leaves a task running), ``pause`` (waits half a second) or answers."""
 
     async def respond(self, message: str, context: TrialContext) -> str:
         (lookup,) = context.tools
@@ -52,12 +52,27 @@ class MessageAgent:
             await asyncio.sleep(600)
         if message == "die":
             os._exit(1)
+        if message == "background":  # a task of its own, still running when it answers
+            asyncio.get_running_loop().create_task(_finish_later())
+        if message == "pause":
+            await asyncio.sleep(0.5)
         if message.startswith("cpus"):
             from trailcheck.distributed.ray_import import ray
 
             given = ray.get_runtime_context().get_assigned_resources()  # type: ignore[no-untyped-call]
             return f"cpus {given.get('CPU')}"
         return f"looked up {message}: {result}"
+
+
+LEFT_RUNNING_ENV = "TRAILCHECK_TEST_LEFT_RUNNING"
+"""A file a background task writes to if it outlives its trial (a file: the agents travel by
+value, so a module global here is not the one the trial's copy sees)."""
+
+
+async def _finish_later() -> None:
+    await asyncio.sleep(0.2)
+    with open(os.environ[LEFT_RUNNING_ENV], "a") as record:
+        record.write("a background task outlived its trial\n")
 
 
 def broken_environment() -> Counter:

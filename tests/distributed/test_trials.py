@@ -7,17 +7,21 @@ import asyncio
 import pickle
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.distributed import agents
 from tests.distributed.agents import Counter, MessageAgent, broken_environment
 from tests.distributed.reports import comparable
 from trailcheck.cases import Case, Dataset
 from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent
 from trailcheck.distributed import RayRateLimiter, RayTrialExecutor
 from trailcheck.distributed.ray_import import ray
+from trailcheck.distributed.trials import play_trial
 from trailcheck.errors import UsageError
+from trailcheck.run.plan import TrialPlan
 from trailcheck.run.results import TrialResult
 from trailcheck.run.runner import RunOptions, RunResult, run, run_async
 
@@ -198,3 +202,18 @@ def test_a_cluster_limiter_travels_as_its_actor() -> None:
 def test_bad_settings_are_refused(settings: dict[str, Any], message: str) -> None:
     with pytest.raises(UsageError, match=message):
         RayTrialExecutor(**settings)
+
+
+def test_a_trial_leaves_nothing_running_into_the_next_trial_of_its_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The worker's function, called here as Ray calls it in a worker: the loop it keeps across
+    # trials must not carry one trial's leftovers into the next.
+    record = tmp_path / "left-running.txt"
+    monkeypatch.setenv(agents.LEFT_RUNNING_ENV, str(record))
+    plan = TrialPlan(MessageAgent, Counter, RunOptions(), "messages@0", None)
+    boxed = (ray.put(plan),)
+    first, _ = play_trial(Case(id="bg", input="background", **EXPECTS_LOOKUP), 1, boxed)
+    second, _ = play_trial(Case(id="pause", input="pause", **EXPECTS_LOOKUP), 1, boxed)
+    assert (first.status, second.status) == ("passed", "passed")
+    assert not record.exists()

@@ -61,9 +61,22 @@ def play_trial(
     if not _worker_loop:
         _worker_loop.append(asyncio.new_event_loop())
     plan = _worker_plan[key]
-    run = run_trial(case, attempt, plan, case_scorers(case))
-    trial, trace = _worker_loop[0].run_until_complete(run)
+    loop = _worker_loop[0]
+    try:
+        trial, trace = loop.run_until_complete(run_trial(case, attempt, plan, case_scorers(case)))
+    finally:
+        _cancel_leftovers(loop)
     return trial, None if trace is None else dump_trace(trace)
+
+
+def _cancel_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what the trial left running (an agent's background task, say), as closing its
+    loop would: nothing of one trial runs on into the next."""
+    leftovers = asyncio.all_tasks(loop)
+    for task in leftovers:
+        task.cancel()
+    if leftovers:
+        loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
 
 
 class RayTrialExecutor:
