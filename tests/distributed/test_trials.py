@@ -18,6 +18,7 @@ from tests.distributed.reports import comparable
 from trailcheck.cases import Case, Dataset
 from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent
 from trailcheck.distributed import RayRateLimiter, RayTrialExecutor
+from trailcheck.distributed import rate_limit as distributed_rate_limit
 from trailcheck.distributed.ray_import import ray
 from trailcheck.distributed.trials import play_trial
 from trailcheck.errors import UsageError
@@ -217,3 +218,27 @@ def test_a_trial_leaves_nothing_running_into_the_next_trial_of_its_worker(
     second, _ = play_trial(Case(id="pause", input="pause", **EXPECTS_LOOKUP), 1, boxed)
     assert (first.status, second.status) == ("passed", "passed")
     assert not record.exists()
+
+
+class _NoBucket:
+    """An actor that cannot start (its methods are never reached)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        raise OSError("the actor's node ran out of memory")
+
+    def granted(self) -> int:
+        return 0
+
+
+def test_a_rate_limit_whose_actor_cannot_start_makes_infra_errors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(distributed_rate_limit, "_Actor", ray.remote(num_cpus=0)(_NoBucket))
+    options = RunOptions(k=2, rate_limit_per_s=5)
+    result = run(
+        _dataset("ok"), MessageAgent, Counter, options=options, executor=RayTrialExecutor()
+    )
+    trials = result.report.trials()
+    assert [trial.status for trial in trials] == ["infra_error", "infra_error"]
+    assert all(trial.reason.startswith("Ray lost the trial: ") for trial in trials)
+    assert "ran out of memory" in trials[0].reason

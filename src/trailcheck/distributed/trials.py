@@ -141,7 +141,10 @@ class RayTrialExecutor:
         self, case: Case, attempt: int, plan: TrialPlan
     ) -> tuple[TrialResult, bytes | None]:
         began = time.perf_counter()
-        plan_ref = self._plan_ref(plan)
+        try:
+            plan_ref = self._plan_ref(plan)
+        except ray.exceptions.RayActorError as lost:  # the rate limit's actor did not start
+            return _lost(case, attempt, began, lost), None
         num_cpus = trial_num_cpus(case.resources, self.num_cpus, plan.resources)
         self._asked[case.id] = num_cpus
         placed = self._task.options(num_cpus=num_cpus, max_retries=self.max_retries)
@@ -156,15 +159,7 @@ class RayTrialExecutor:
         except ray.exceptions.RayTaskError:
             raise  # trailcheck's own code failed in the worker: a bug, as it is in process
         except ray.exceptions.RayError as lost:
-            failure = TrialError.from_exception(lost)
-            return TrialResult(
-                case_id=case.id,
-                attempt=attempt,
-                status="infra_error",
-                reason=f"Ray lost the trial: {failure.type}: {lost}",
-                duration_ms=(time.perf_counter() - began) * 1e3,
-                error=failure,
-            ), None
+            return _lost(case, attempt, began, lost), None
 
     def _plan_ref(self, plan: TrialPlan) -> Any:
         """``plan`` in Ray's object store, put there once per run; its rate limiter, if any,
@@ -184,3 +179,16 @@ class RayTrialExecutor:
             ) from None
         self._shipped = (plan, ref)
         return ref
+
+
+def _lost(case: Case, attempt: int, began: float, lost: BaseException) -> TrialResult:
+    """The trial as an ``infra_error``: Ray, not the agent, failed it."""
+    failure = TrialError.from_exception(lost)
+    return TrialResult(
+        case_id=case.id,
+        attempt=attempt,
+        status="infra_error",
+        reason=f"Ray lost the trial: {failure.type}: {lost}",
+        duration_ms=(time.perf_counter() - began) * 1e3,
+        error=failure,
+    )
