@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -125,9 +126,11 @@ def test_schema_report_prints_the_shipped_schema(
     assert set(printed["required"]) >= {"manifest", "summary", "cases", "review_statuses"}
 
 
-def test_model_option_runs_the_same_loop_on_an_openai_compatible_server(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def model_run(tmp_path: Path, *options: str) -> tuple[int, list[dict[str, Any]], str]:
+    """``trailcheck run`` of the demo's read-only-status case with ``model_agent`` and
+    ``--model`` on an OpenAI-compatible server on 127.0.0.1 scripted with its two answers (a
+    lookup, then the reply); the exit code, the request bodies the server received and its
+    URL."""
     from tests.models.openai_server import (
         running_openai_server,
         text_completion,
@@ -149,10 +152,16 @@ def test_model_option_runs_the_same_loop_on_an_openai_compatible_server(
                 *("run", str(tmp_path / "one.yaml")),
                 *("--agent", "trailcheck.demo.support:model_agent", *SHOP),
                 *("--model", "test-model", "--base-url", server.base_url),
-                *("--out", str(tmp_path / "out")),
+                *("--out", str(tmp_path / "out"), *options),
             ]
         )
-        bodies = server.bodies
+        return code, server.bodies, server.base_url
+
+
+def test_model_option_runs_the_same_loop_on_an_openai_compatible_server(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, bodies, base_url = model_run(tmp_path)
     assert code == 0, capsys.readouterr()
     report = load_report(tmp_path / "out" / "report.json")
     (trial,) = report.trials()
@@ -168,4 +177,4 @@ def test_model_option_runs_the_same_loop_on_an_openai_compatible_server(
     assert isinstance(agent, dict)
     settings = agent["model_settings"]
     assert isinstance(settings, dict)
-    assert settings["base_url"] == server.base_url
+    assert settings["base_url"] == base_url

@@ -10,9 +10,8 @@ import orjson
 import pytest
 
 from tests.distributed.reports import without_timings
-from trailcheck.cases import dump_dataset
+from tests.test_cli_run import model_run
 from trailcheck.cli import run_cli
-from trailcheck.demo.support import support_dataset
 from trailcheck.run.results import load_report
 
 SUPPORT = str(Path("src") / "trailcheck" / "demo" / "support" / "support.yaml")
@@ -79,29 +78,9 @@ def test_without_the_ray_extra_the_command_says_which_extra_in_one_line(
 def test_a_model_given_on_the_command_line_answers_the_trials_in_the_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.models.openai_server import (
-        running_openai_server,
-        text_completion,
-        tool_call_completion,
-    )
-
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # a loopback server needs none
-    full = support_dataset()
-    one = full.model_copy(update={"cases": [c for c in full.cases if c.id == "read-only-status"]})
-    dump_dataset(one, tmp_path / "one.yaml")
-    with running_openai_server() as server:
-        server.enqueue(
-            tool_call_completion(("call_1", "lookup_order", '{"order_id": "A-1002"}')),
-            text_completion("Order A-1002 has shipped; it arrives on 2026-06-16."),
-        )
-        argv = [
-            *("run", str(tmp_path / "one.yaml"), "--agent", "trailcheck.demo.support:model_agent"),
-            *("--env", "trailcheck.demo.support:prompt_only_shop", "--executor", "ray"),
-            *("--model", "test-model", "--base-url", server.base_url, "--rate-limit", "50"),
-            *("--out", str(tmp_path / "out")),
-        ]
-        assert run_cli(argv) == 0
-        bodies = server.bodies
+    code, bodies, _ = model_run(tmp_path, "--executor", "ray", "--rate-limit", "50")
+    assert code == 0
     (trial,) = load_report(tmp_path / "out" / "report.json").trials()
     assert (trial.status, [call.name for call in trial.calls]) == ("passed", ["lookup_order"])
     assert [body["model"] for body in bodies] == ["test-model", "test-model"]

@@ -40,18 +40,16 @@ that tests can drive with a fake sleep.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
-import os
 import random
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import urlsplit
 
 from trailcheck.errors import InfraError, UsageError
+from trailcheck.models.api_key import DEFAULT_BASE_URL, LOOPBACK_PLACEHOLDER_KEY, api_key
 from trailcheck.models.chat import Reply, ToolDeclaration
 from trailcheck.models.declarations import RAW_ARGUMENTS_KEY
 from trailcheck.rate_limit import Backoff, RateLimiter, retry_after_seconds
@@ -65,8 +63,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LOOPBACK_PLACEHOLDER_KEY", "ChatOptions", "OpenAIChatModel"]
 
-LOOPBACK_PLACEHOLDER_KEY = "trailcheck-no-key"
-_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRYABLE_STATUS = frozenset({408, 429})
 _SCHEMA_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _SUBSCHEMA_KEYS = ("items", "additionalProperties", "not")
@@ -114,7 +110,7 @@ class OpenAIChatModel:
             raise UsageError(f"max_retries must be 0 or more, not {max_retries}")
         self._model = model
         self._base_url = base_url
-        self._api_key: str | None = _api_key(api_key_env, base_url)
+        self._api_key: str | None = api_key(api_key_env, base_url)
         self._api_key_env = api_key_env
         self._timeout = timeout
         self._max_retries = max_retries
@@ -135,7 +131,7 @@ class OpenAIChatModel:
         """What the run manifest records of this model (no key)."""
         settings: dict[str, Any] = {
             "model": self._model,
-            "base_url": self._base_url or _DEFAULT_BASE_URL,
+            "base_url": self._base_url or DEFAULT_BASE_URL,
             "temperature": self._temperature,
             "seed": self._seed,
             "timeout": self._timeout,
@@ -212,7 +208,7 @@ class OpenAIChatModel:
 
         if self._client is None:
             if self._api_key is None:  # a copy made elsewhere: the key from this environment
-                self._api_key = _api_key(self._api_key_env, self._base_url)
+                self._api_key = api_key(self._api_key_env, self._base_url)
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key,
                 base_url=self._base_url,
@@ -265,7 +261,7 @@ class OpenAIChatModel:
     def _failure(self, error: openai.APIError, attempts: int) -> InfraError:
         import openai
 
-        where = f"model {self._model!r} at {self._base_url or _DEFAULT_BASE_URL}"
+        where = f"model {self._model!r} at {self._base_url or DEFAULT_BASE_URL}"
         tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
         if isinstance(error, openai.APIStatusError):
             hint = _CONFIG_HINTS.get(error.status_code, "")
@@ -289,30 +285,6 @@ class OpenAIChatModel:
             model=completion.model or None,
             finish_reason=choice.finish_reason,
         )
-
-
-def _api_key(env: str, base_url: str | None) -> str:
-    key = os.environ.get(env)
-    if key:
-        return key
-    if base_url is not None and _is_loopback(base_url):
-        return LOOPBACK_PLACEHOLDER_KEY
-    raise UsageError(
-        f"no API key: set ${env} for {base_url or _DEFAULT_BASE_URL}"
-        " (only a loopback base_url works without one)"
-    )
-
-
-def _is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname
-    if host is None:
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _wire_message(message: Message) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import JsonValue
 
-from trailcheck.cases import Case, TrialResources
+from trailcheck.cases import Case, Dataset, TrialResources
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.judge.judge import Judge
 from trailcheck.rate_limit import RateLimiter
@@ -35,6 +35,29 @@ class TrialPlan:
     rate_limiter: RateLimiter | None
     judge: Judge | None = None
     resources: TrialResources | None = None
+
+    @classmethod
+    def for_run(
+        cls,
+        dataset: Dataset,
+        agent_factory: AgentFactory | OtelAgent,
+        environment_factory: EnvironmentFactory | None,
+        options: RunOptions,
+        judge: Judge | None,
+    ) -> TrialPlan:
+        """The plan of a run of ``dataset``: its version and resource hints, and the run's one
+        rate limiter when ``options`` set a rate."""
+        rate = options.rate_limit_per_s
+        limiter = RateLimiter(rate) if rate else None
+        return cls(
+            agent_factory,
+            environment_factory,
+            options,
+            dataset.version,
+            limiter,
+            judge,
+            dataset.resources,
+        )
 
 
 class TrialExecutor(Protocol):

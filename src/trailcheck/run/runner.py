@@ -44,7 +44,6 @@ from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.judge.judge import Judge
 from trailcheck.judge.render import TOOL_DECLARATIONS_KEY
 from trailcheck.models.declarations import declare_tools
-from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.agent import AgentFactory
 from trailcheck.run.compare import compare_outcomes
 from trailcheck.run.faults import with_faults
@@ -260,16 +259,7 @@ async def run_async(
     names = references or {}
     cases = selected_cases(dataset, options.splits)
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
-    limiter = RateLimiter(options.rate_limit_per_s) if options.rate_limit_per_s else None
-    plan = TrialPlan(
-        agent_factory,
-        environment_factory,
-        options,
-        dataset.version,
-        limiter,
-        judge,
-        dataset.resources,
-    )
+    plan = TrialPlan.for_run(dataset, agent_factory, environment_factory, options, judge)
     environment = probe_environment(cases, environment_factory, names.get("environment"))
     manifest = build_manifest(
         dataset=dataset,
