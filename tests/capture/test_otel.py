@@ -242,19 +242,32 @@ def test_a_bad_record_becomes_a_rejection_not_an_exception(
     assert whole.message.endswith("1 of its spans could not be read (rejected above)")
 
 
-def test_an_assembly_error_is_kept_as_a_rejection(
+def test_messages_no_reader_understands_are_kept_and_named(
     collector: TraceCollector, tracer: Tracer
 ) -> None:
     with tracer.start_as_current_span(
         "chat m", attributes={"gen_ai.operation.name": "chat", "gen_ai.input.messages": "{not json"}
     ):
         pass
+    assert collector.rejections == []
+    [trace] = collector.traces
+    [part] = trace.metadata["trailcheck.unread"]
+    assert part["field"] == "attributes.gen_ai.input.messages"
+    assert trace.spans[0].attributes["gen_ai.input.messages"] == "{not json"
+
+
+def test_an_assembly_error_is_kept_as_a_rejection(
+    collector: TraceCollector, tracer: Tracer
+) -> None:
+    # A source attribute that contradicts what OTLP itself records (the scope) breaks the span.
+    with tracer.start_as_current_span("chat m", attributes={"otel.scope.name": "someone-else"}):
+        pass
     assert collector.traces == []
     [rejection] = collector.rejections
     assert isinstance(rejection, Rejection)
     assert rejection.source == "otel-test"
     assert rejection.field is not None
-    assert "gen_ai.input.messages" in rejection.field
+    assert "otel.scope.name" in rejection.field
 
 
 def test_a_remote_parent_makes_the_local_span_the_root(

@@ -96,17 +96,12 @@ def test_interleaved_children_first_spans_group_into_traces_in_order_of_first_ap
     assert second.tree.root.span_id == "root"
 
 
-def test_a_bad_trace_is_one_rejection_and_the_others_still_come_out() -> None:
+def test_a_broken_trace_is_one_rejection_and_the_others_still_come_out() -> None:
     spans = [
         agent(trace_id="good"),
         tool("t", "lookup", 10, trace_id="good"),
         agent(trace_id="bad"),
-        span(
-            "t", attributes={semconv.GEN_AI_OPERATION_NAME: "execute_tool"}, trace_id="bad", line=4
-        ),
-        span(
-            "t2", attributes={semconv.GEN_AI_OPERATION_NAME: "execute_tool"}, trace_id="bad", line=5
-        ),
+        tool("t", "lookup", 10, parent_id="gone", trace_id="bad", line=4),
         agent(trace_id="also-good"),
     ]
     items = list(assemble_traces(spans, SOURCE))
@@ -114,8 +109,47 @@ def test_a_bad_trace_is_one_rejection_and_the_others_still_come_out() -> None:
     rejection = items[1]
     assert isinstance(rejection, Rejection)
     assert (rejection.trace_id, rejection.line, rejection.span_id) == ("bad", 4, "t")
-    assert rejection.field == "attributes.gen_ai.tool.name"
-    assert rejection.message.startswith("trace 'bad' not imported: a tool span needs a tool name")
+    assert rejection.field == "parent_span_id"
+
+
+def test_a_part_no_reader_understands_is_kept_and_named_never_a_rejection() -> None:
+    spans = [
+        agent(),
+        tool("t", "lookup", 10),
+        span("nameless", attributes={semconv.GEN_AI_OPERATION_NAME: "execute_tool"}, line=4),
+        span(
+            "llm",
+            attributes={
+                semconv.GEN_AI_OPERATION_NAME: "chat",
+                semconv.GEN_AI_INPUT_MESSAGES: '[{"role": "critic", "content": "hmm"}]',
+                semconv.GEN_AI_USAGE_INPUT_TOKENS: "many",
+            },
+            line=5,
+        ),
+    ]
+    [trace] = list(assemble_traces(spans, SOURCE))
+    assert isinstance(trace, Trace)
+    assert [call.name for call in trace.tool_calls] == ["lookup"]
+    nameless = trace.tree.get("nameless")
+    assert (nameless.kind, nameless.tool) == ("other", None)  # no call is made up
+    assert nameless.attributes[semconv.GEN_AI_OPERATION_NAME] == "execute_tool"  # kept verbatim
+    llm = trace.tree.get("llm")
+    assert llm.llm is not None
+    assert (llm.llm.input_messages, llm.llm.usage) == (None, None)
+    assert llm.attributes[semconv.GEN_AI_INPUT_MESSAGES] == '[{"role": "critic", "content": "hmm"}]'
+    report = trace.metadata["trailcheck.unread"]
+    assert [(part["span_id"], part["field"]) for part in report] == [
+        ("nameless", "attributes.gen_ai.tool.name"),
+        ("llm", "attributes.gen_ai.input.messages[0].role"),
+        ("llm", "attributes.gen_ai.usage.input_tokens"),
+    ]
+    assert "role 'critic' is not one of" in report[1]["reason"]
+
+
+def test_a_trace_read_whole_has_no_reading_report() -> None:
+    [trace] = list(assemble_traces([agent(), tool("t", "lookup", 10)], SOURCE))
+    assert isinstance(trace, Trace)
+    assert "trailcheck.unread" not in trace.metadata
 
 
 def test_an_orphan_span_rejects_its_trace_naming_the_span_and_its_parent() -> None:

@@ -168,7 +168,7 @@ def test_content_messages_with_openai_and_flat_tool_calls() -> None:
         ("[{", FIELD, "not valid JSON"),
         ({"role": "user"}, FIELD, "must be a JSON array, not an object"),
         (["hi"], f"{FIELD}[0]", "a message must be a JSON object, not a string"),
-        ([{"role": "model", "content": "x"}], f"{FIELD}[0].role", "role 'model' is not one of"),
+        ([{"role": "robot", "content": "x"}], f"{FIELD}[0].role", "role 'robot' is not one of"),
         ([{"content": "x"}], f"{FIELD}[0].role", "role None"),
         ([{"role": "user", "parts": "hi"}], f"{FIELD}[0].parts", "parts must be a JSON array"),
         ([{"role": "user", "parts": [{"content": "x"}]}], f"{FIELD}[0].parts[0]", "string type"),
@@ -237,9 +237,16 @@ def test_system_instructions_become_one_system_message() -> None:
     assert two.text == "Translate.\nInto French."
 
 
-def test_system_instructions_that_are_not_an_array_of_parts_are_rejected() -> None:
+def test_system_instructions_as_plain_text_are_the_instructions() -> None:
+    # As OpenLLMetry writes them (langgraph-1.2.24-traceloop-0.62.4's create_agent span).
+    assert system_instructions_message(
+        "You are helpful.", "attributes.gen_ai.system_instructions"
+    ) == Message(role="system", content="You are helpful.")
+
+
+def test_system_instructions_that_are_not_an_array_of_parts_are_not_understood() -> None:
     with pytest.raises(RecordError) as caught:
-        system_instructions_message("You are helpful.", "attributes.gen_ai.system_instructions")
+        system_instructions_message('{"text": "x"}', "attributes.gen_ai.system_instructions")
     assert caught.value.field == "attributes.gen_ai.system_instructions"
 
 

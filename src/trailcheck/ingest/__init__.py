@@ -1,5 +1,21 @@
 """Import traces from other formats: one module per format, each producing Traces or Rejections
-that name the file, line (or span id) and field of every bad record."""
+that name the file, line (or span id) and field of every bad record.
+
+Span-based formats meet in :mod:`~trailcheck.ingest.assemble`, which maps each span through the
+conventions (:mod:`~trailcheck.ingest.conventions`: GenAI, OpenInference, vendors) and then the
+framework shapes (:mod:`~trailcheck.ingest.framework_shapes`). A part no reader understands is
+kept verbatim and named in the trace's reading report (:mod:`~trailcheck.ingest.unread`), never
+a reason to reject the trace.
+
+Adding a framework: record it from the real library into ``tests/fixtures/real/`` (a recorder
+in its ``recorders/`` folder), add its row to the corpus table
+(``tests/conformance/corpus.py``) and run the corpus test; where it shapes something the
+conventions leave open (an argument envelope, a result wrapper, its own final-answer tool, the
+run's input or answer inside a framework object), add a row for its instrumentation scope to
+:mod:`~trailcheck.ingest.framework_shapes`; a content encoding of a provider (Bedrock Converse
+blocks) gets a module of its own beside :mod:`~trailcheck.ingest.converse_blocks`. Then
+regenerate docs/frameworks.md (``python -m tests.conformance.matrix``).
+"""
 
 from trailcheck.ingest.assemble import assemble_trace, assemble_traces
 from trailcheck.ingest.formats import FORMAT_NAMES, FORMATS, TraceFormat, detect_format, get_format

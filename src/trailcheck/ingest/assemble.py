@@ -1,5 +1,8 @@
 """Spans into traces: group by trace id, map each span through the conventions, check the tree,
-and derive the trace-level fields from the spans. A trace with any bad part is rejected whole.
+and derive the trace-level fields from the spans. A trace whose structure is broken (a bad id or
+time, an orphan, a duplicate span) is rejected whole; a part of a span that no reader
+understands is left uninterpreted and named in the trace's reading report
+(:mod:`trailcheck.ingest.unread`, ``metadata["trailcheck.unread"]``).
 
 Trace-level fields, each from the first source that records it:
 
@@ -39,8 +42,10 @@ from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.conventions import map_span, recorded_messages
+from trailcheck.ingest.framework_shapes import one_call_per_tool, run_shape
 from trailcheck.ingest.frameworks import langgraph_answer, langgraph_input
 from trailcheck.ingest.records import RawSpan, Rejection, validation_record_error
+from trailcheck.ingest.unread import UNREAD_METADATA_KEY, UnreadParts
 from trailcheck.ingest.vendors import VendorTraceFields, vendor_trace_fields
 from trailcheck.trace import Message, Span, SpanTree, Trace, semconv
 from trailcheck.trace.limits import first_unstorable
@@ -84,7 +89,8 @@ def assemble_trace(spans: list[RawSpan], source: str) -> Trace:
     if not spans:
         raise RecordError("no spans to assemble into a trace", source=source)
     trace_id = spans[0].trace_id
-    mapped = [map_span(raw, source) for raw in spans]
+    unread = UnreadParts()
+    mapped = one_call_per_tool([map_span(raw, source, unread) for raw in spans])
     try:
         skeleton = Trace(trace_id=trace_id, spans=mapped)
     except ValidationError as error:
@@ -101,7 +107,7 @@ def assemble_trace(spans: list[RawSpan], source: str) -> Trace:
     assert root is not None  # spans is not empty
     raw_root = next(raw for raw in spans if raw.span_id == root.span_id)
     try:
-        trace = _derived_trace(trace_id, mapped, tree, root, _resource(raw_root, spans))
+        trace = _derived_trace(trace_id, mapped, tree, root, _resource(raw_root, spans), unread)
     except RecordError as error:
         # Derivation reads only the root's own attributes, so a problem there is the root's.
         raise RecordError(
@@ -159,7 +165,12 @@ def _resource(raw_root: RawSpan, spans: list[RawSpan]) -> dict[str, Any]:
 
 
 def _derived_trace(
-    trace_id: str, spans: list[Span], tree: SpanTree, root: Span, resource: dict[str, Any]
+    trace_id: str,
+    spans: list[Span],
+    tree: SpanTree,
+    root: Span,
+    resource: dict[str, Any],
+    unread: UnreadParts,
 ) -> Trace:
     vendor = vendor_trace_fields(root.attributes)
     llm_spans = sorted(tree.find(kind="llm"), key=lambda span: (span.start_ns, span.span_id))
@@ -171,7 +182,7 @@ def _derived_trace(
             final_output=_trace_final_output(root, vendor, llm_spans),
             state_before=vendor.state_before,
             state_after=vendor.state_after,
-            metadata=_metadata(tree, resource, vendor),
+            metadata=_metadata(tree, resource, vendor, unread),
             usage=summed_usage(spans),
         )
     except ValidationError as error:
@@ -181,8 +192,9 @@ def _derived_trace(
 def _trace_input(
     root: Span, vendor: VendorTraceFields, llm_spans: list[Span]
 ) -> str | list[Message] | None:
-    if root.kind in _TRACE_SPEAKING_KINDS:
-        root_input, _ = recorded_messages(root.attributes)
+    shape = run_shape(root.attributes.get(semconv.OTEL_SCOPE_NAME))
+    if root.kind in _TRACE_SPEAKING_KINDS and not shape.model_speaks:
+        root_input, _ = _root_messages(root)
         if root_input and user_turn(root_input):
             return root_input
         text = _input_value(root)
@@ -190,25 +202,35 @@ def _trace_input(
         if state_input is not None:
             return state_input
         if text is not None:
-            return text
+            return shape.input(text) or text
     if vendor.input is not None:
         return vendor.input
     return _first_llm_user_turn(llm_spans)
 
 
 def _trace_final_output(root: Span, vendor: VendorTraceFields, llm_spans: list[Span]) -> Any:
-    if root.kind in _TRACE_SPEAKING_KINDS:
-        _, root_output = recorded_messages(root.attributes)
+    shape = run_shape(root.attributes.get(semconv.OTEL_SCOPE_NAME))
+    if root.kind in _TRACE_SPEAKING_KINDS and not shape.model_speaks:
+        _, root_output = _root_messages(root)
         text = _last_assistant_text(root_output)
         if text is not None:
             return text
         output_value = root.attributes.get(semconv.OUTPUT_VALUE)
         if output_value is not None:
-            answer = langgraph_answer(output_value)
+            answer = langgraph_answer(output_value) or shape.answer(output_value)
             return output_value if answer is None else answer
     if vendor.final_output is not None:
         return vendor.final_output
     return _last_llm_output_text(llm_spans)
+
+
+def _root_messages(root: Span) -> tuple[list[Message] | None, list[Message] | None]:
+    """The root's own messages; none where they were not understood (mapping the root already
+    named them in the reading report)."""
+    try:
+        return recorded_messages(root.attributes)
+    except RecordError:
+        return None, None
 
 
 def _input_value(span: Span) -> str | None:
@@ -264,7 +286,7 @@ def _last_llm_output_text(llm_spans: list[Span]) -> str | None:
 
 
 def _metadata(
-    tree: SpanTree, resource: dict[str, Any], vendor: VendorTraceFields
+    tree: SpanTree, resource: dict[str, Any], vendor: VendorTraceFields, unread: UnreadParts
 ) -> dict[str, Any]:
     metadata: dict[str, Any] = {}
     agent_name = next((name for span in tree if (name := _agent_name(span)) is not None), None)
@@ -278,6 +300,8 @@ def _metadata(
         metadata[RESOURCE_METADATA_KEY] = resource
     for key, value in vendor.metadata.items():
         metadata.setdefault(key, value)
+    if unread.parts:
+        metadata[UNREAD_METADATA_KEY] = unread.parts
     return metadata
 
 

@@ -35,16 +35,19 @@ Where several conventions could record a fact, the first that does supplies it:
 The source's attributes stay on the span verbatim, with what OTLP records beside them (span kind,
 links, trace state, dropped counts, scope) added under reserved ``otel.*`` names; a source
 attribute under one of those names with another value rejects the span
-(:mod:`trailcheck.ingest.otel_attributes`). Messages are parsed on every span, so a span
-of any kind with unreadable messages is rejected. Bad data raises
+(:mod:`trailcheck.ingest.otel_attributes`). Messages are read on every span, whatever its
+kind. A part that no reader understands (a message role, a
+content shape, a tool span without a name, a token count that is not a count) is left out of
+what trailcheck derives and named in the trace's reading report
+(:mod:`trailcheck.ingest.unread`); the attributes keep it verbatim. Broken structure raises
 :class:`~trailcheck.errors.RecordError` naming the source, line, span and field; nothing is
-repaired or dropped.
+repaired.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -54,7 +57,11 @@ from trailcheck.ingest.frameworks import (
     adk_messages,
     is_adk_merged_tools,
 )
-from trailcheck.ingest.genai_events import event_message_attributes, per_message_events
+from trailcheck.ingest.genai_events import (
+    Messages,
+    event_message_attributes,
+    per_message_events,
+)
 from trailcheck.ingest.genai_messages import (
     flattened_messages,
     messages_from_json,
@@ -63,7 +70,8 @@ from trailcheck.ingest.genai_messages import (
 from trailcheck.ingest.otel_attributes import otel_attributes, with_reserved
 from trailcheck.ingest.records import RawSpan, validation_record_error
 from trailcheck.ingest.text_attributes import first_text, text_attribute
-from trailcheck.ingest.tool_spans import tool_invocation
+from trailcheck.ingest.tool_spans import ends_the_run, tool_invocation
+from trailcheck.ingest.unread import UnreadParts
 from trailcheck.trace import (
     Message,
     ModelInvocation,
@@ -74,6 +82,15 @@ from trailcheck.trace import (
     Usage,
     semconv,
 )
+
+T = TypeVar("T")
+
+
+class Interpret(Protocol):
+    """Read a part of a span, or (when it is not understood and noted) take the fallback."""
+
+    def __call__(self, read: Callable[[], T], fallback: T) -> T: ...
+
 
 OPERATION_KINDS: Final[Mapping[str, SpanKind]] = {
     semconv.OPERATION_INVOKE_AGENT: "agent",
@@ -112,11 +129,13 @@ _INPUT_TOKEN_KEYS: Final = (semconv.GEN_AI_USAGE_INPUT_TOKENS, semconv.LLM_TOKEN
 _OUTPUT_TOKEN_KEYS: Final = (semconv.GEN_AI_USAGE_OUTPUT_TOKENS, semconv.LLM_TOKEN_COUNT_COMPLETION)
 
 
-def map_span(raw: RawSpan, source: str) -> Span:
-    """``raw`` as a Span, understood through the conventions; RecordError for bad data, naming
-    the span's own source when it has one, else ``source``."""
+def map_span(raw: RawSpan, source: str, unread: UnreadParts | None = None) -> Span:
+    """``raw`` as a Span, understood through the conventions. A part no reader understands
+    (messages, a tool call, token counts) is noted in ``unread`` and left out; without
+    ``unread`` it is a RecordError. RecordError for a broken span, naming the span's own
+    source when it has one, else ``source``."""
     try:
-        return _span(raw)
+        return _span(raw, unread)
     except RecordError as error:
         raise RecordError(
             error.message,
@@ -127,10 +146,22 @@ def map_span(raw: RawSpan, source: str) -> Span:
         ) from None
 
 
-def _span(raw: RawSpan) -> Span:
+def _span(raw: RawSpan, unread: UnreadParts | None) -> Span:
     attributes = with_reserved(raw.attributes, otel_attributes(raw), "attributes")
     kind = span_kind(attributes)
-    input_messages, output_messages = span_messages(attributes, raw.events)
+
+    def interpreted(read: Callable[[], T], fallback: T) -> T:
+        return read() if unread is None else unread.attempt(read, fallback, raw.span_id)
+
+    unknown: Messages = (None, None)
+    input_messages, output_messages = interpreted(
+        lambda: span_messages(attributes, raw.events), unknown
+    )
+    if kind == "tool" and ends_the_run(raw):
+        kind = "other"  # the framework's own step (smolagents' final_answer), not a call
+    tool = interpreted(lambda: tool_invocation(raw), None) if kind == "tool" else None
+    if kind == "tool" and tool is None:
+        kind = "other"  # a tool call nobody could read: the span stays, with its attributes
     try:
         return Span(
             trace_id=raw.trace_id,
@@ -143,8 +174,8 @@ def _span(raw: RawSpan) -> Span:
             status=Status(code=raw.status_code, message=raw.status_message),
             attributes=attributes,
             events=raw.events,
-            tool=tool_invocation(raw) if kind == "tool" else None,
-            llm=_model_invocation(attributes, input_messages, output_messages)
+            tool=tool,
+            llm=_model_invocation(attributes, input_messages, output_messages, interpreted)
             if kind == "llm"
             else None,
         )
@@ -216,9 +247,10 @@ def _model_invocation(
     attributes: Mapping[str, Any],
     input_messages: list[Message] | None,
     output_messages: list[Message] | None,
+    interpreted: Interpret,
 ) -> ModelInvocation:
-    input_tokens = _token_count(attributes, _INPUT_TOKEN_KEYS)
-    output_tokens = _token_count(attributes, _OUTPUT_TOKEN_KEYS)
+    input_tokens = interpreted(lambda: _token_count(attributes, _INPUT_TOKEN_KEYS), None)
+    output_tokens = interpreted(lambda: _token_count(attributes, _OUTPUT_TOKEN_KEYS), None)
     recorded_usage = input_tokens is not None or output_tokens is not None
     return ModelInvocation(
         model=first_text(attributes, _MODEL_KEYS),

@@ -11,7 +11,10 @@ span, :mod:`trailcheck.ingest.otlp_logs`), two shapes exist:
   ``tool_calls``), ``gen_ai.tool.message`` (``content`` and the answered call's ``id``) in the
   order of the conversation, then one ``gen_ai.choice`` per output (``index``, ``message``, or
   the message's fields in the body itself, as Google ADK writes them). The
-  body holds the fields; the event name gives the role unless the body says it.
+  body holds the fields (a log record's body; a span event's own attributes where it has no
+  body, as Strands Agents writes them); the event name gives the role unless the body says it.
+  Content that is Bedrock Converse blocks (Strands) is read as the messages those blocks are
+  (:mod:`trailcheck.ingest.converse_blocks`); a choice's message may be its text alone.
 
 Content that was not captured is absent, and stays absent: a body without ``content`` gives a
 message without content, a tool call without ``arguments`` has none. Google ADK writes
@@ -25,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from trailcheck.errors import RecordError
+from trailcheck.ingest.converse_blocks import converse_blocks, converse_messages
 from trailcheck.ingest.genai_messages import json_kind, message_from_json
 from trailcheck.trace import Message, SpanEvent, semconv
 
@@ -36,6 +40,8 @@ MESSAGE_EVENT_ROLES: Final = {
     "gen_ai.assistant.message": "assistant",
     "gen_ai.tool.message": "tool",
 }
+# The fields of a message event, when they are the event's attributes rather than a body.
+_BODY_FIELDS: Final = frozenset({"role", "content", "tool_calls", "id", "index", "message"})
 # What Google ADK writes in place of content it did not capture.
 ADK_ELIDED: Final = "<elided>"
 
@@ -43,12 +49,18 @@ Messages = tuple[list[Message] | None, list[Message] | None]
 
 
 def event_message_attributes(events: Sequence[SpanEvent]) -> tuple[dict[str, Any], str] | None:
-    """The message attributes of the last operation-details event, and its attributes' path;
-    ``None`` when no event is one."""
-    for index in range(len(events) - 1, -1, -1):
-        if events[index].name == OPERATION_DETAILS_EVENT:
-            return events[index].attributes, f"events[{index}].attributes"
-    return None
+    """The message attributes of the span's operation-details events, and their attributes'
+    path; ``None`` when no event is one. One event usually holds them all; where a producer
+    writes one event per attribute (Strands: system instructions, input, output apart), they
+    are read together, a later event's value standing for an earlier one's."""
+    found = [index for index, event in enumerate(events) if event.name == OPERATION_DETAILS_EVENT]
+    if not found:
+        return None
+    merged: dict[str, Any] = {}
+    for index in found:
+        merged.update(events[index].attributes)
+    where = f"events[{found[0]}].attributes" if len(found) == 1 else "events[*].attributes"
+    return merged, where
 
 
 def per_message_events(events: Sequence[SpanEvent]) -> Messages:
@@ -60,7 +72,7 @@ def per_message_events(events: Sequence[SpanEvent]) -> Messages:
         path = f"events[{index}].attributes.{semconv.OTEL_LOG_BODY}"
         body = _body(event, path)
         if event.name in MESSAGE_EVENT_ROLES:
-            inputs.append(_message(MESSAGE_EVENT_ROLES[event.name], body, path))
+            inputs.extend(_messages(MESSAGE_EVENT_ROLES[event.name], body, path))
         elif event.name == CHOICE_EVENT:
             choice_index = body.get("index", 0)
             if not isinstance(choice_index, int) or isinstance(choice_index, bool):
@@ -68,14 +80,20 @@ def per_message_events(events: Sequence[SpanEvent]) -> Messages:
                     f"a choice's index must be an integer, not {json_kind(choice_index)}",
                     field=f"{path}.index",
                 )
-            # The message under "message"; some producers (ADK) put its fields in the body.
+            # The message under "message"; some producers (ADK) put its fields in the body, and
+            # some (Strands) write the message's content there, as text.
             message = body["message"] if "message" in body else _choice_fields(body)
+            if isinstance(message, str):
+                message = {"content": message}
             if not isinstance(message, dict):
                 raise RecordError(
-                    f"a choice's message must be an object, not {json_kind(message)}",
+                    f"a choice's message must be an object or text, not {json_kind(message)}",
                     field=f"{path}.message",
                 )
-            choices.append((choice_index, index, _message("assistant", message, f"{path}.message")))
+            choices.extend(
+                (choice_index, index, answer)
+                for answer in _messages("assistant", message, f"{path}.message")
+            )
     if not inputs and not choices:
         return None, None
     outputs = [message for _, _, message in sorted(choices, key=lambda c: (c[0], c[1]))]
@@ -87,12 +105,26 @@ def _choice_fields(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _body(event: SpanEvent, path: str) -> dict[str, Any]:
+    """The event's fields: a log record's body, else (a span event, as Strands writes them) its
+    own attributes."""
     body = event.attributes.get(semconv.OTEL_LOG_BODY)
     if body is None:
-        return {}
+        return {key: value for key, value in event.attributes.items() if key in _BODY_FIELDS}
     if not isinstance(body, dict):
         raise RecordError(f"an event's body must be an object, not {json_kind(body)}", field=path)
     return body
+
+
+def _messages(role: str, body: dict[str, Any], path: str) -> list[Message]:
+    """The message an event's body holds; several where its content is Converse blocks holding
+    tool results (:mod:`trailcheck.ingest.converse_blocks`)."""
+    blocks = converse_blocks(body.get("content"))
+    if blocks is None:
+        return [_message(role, body, path)]
+    return [
+        message_from_json(item, path)
+        for item in converse_messages(body.get("role") or role, blocks)
+    ]
 
 
 def _message(role: str, body: dict[str, Any], path: str) -> Message:

@@ -46,6 +46,17 @@ from trailcheck.trace.semconv import (
 )
 
 ROLES: Final[tuple[str, ...]] = get_args(Role)
+# Other names frameworks give the same roles: OpenAI's legacy "function" (a tool's result, as
+# AutoGen records it), smolagents' "tool-call" and "tool-response", Gemini's "model",
+# LangChain's "human" and "ai".
+ROLE_ALIASES: Final[Mapping[str, Role]] = {
+    "function": "tool",
+    "tool-call": "assistant",
+    "tool-response": "tool",
+    "model": "assistant",
+    "human": "user",
+    "ai": "assistant",
+}
 
 # "3.message.tool_calls.0.tool_call.id" → index 3, key "message.tool_calls.0.tool_call.id".
 _FLAT_MESSAGE_KEY = re.compile(r"(\d+)\.(.+)")
@@ -117,7 +128,10 @@ def message_from_json(item: Any, field: str) -> Message:
 
 
 def system_instructions_message(value: Any, field: str) -> Message:
-    """``gen_ai.system_instructions`` (a JSON array of parts) as one system Message."""
+    """``gen_ai.system_instructions`` (a JSON array of parts) as one system Message. Text that
+    is not JSON is the instructions themselves (OpenLLMetry writes them so)."""
+    if isinstance(value, str) and not value.lstrip().startswith(("[", "{")):
+        return Message(role="system", content=value)
     decoded = decode_json(value, field)
     if not isinstance(decoded, list):
         raise RecordError(
@@ -128,6 +142,8 @@ def system_instructions_message(value: Any, field: str) -> Message:
 
 
 def _role(value: Any, field: str) -> Role:
+    if value in ROLE_ALIASES:
+        return ROLE_ALIASES[value]
     if value not in ROLES:
         raise RecordError(f"role {value!r} is not one of {', '.join(ROLES)}", field=field)
     role: Role = value

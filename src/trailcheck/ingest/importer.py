@@ -40,6 +40,7 @@ from trailcheck.ingest.log_join import LogTally, join_log_events
 from trailcheck.ingest.otlp_ids import IdEncoding
 from trailcheck.ingest.records import ImportItem, RawSpan, Rejection, SpanItem
 from trailcheck.ingest.span_pool import SpanPool, pool_spans
+from trailcheck.ingest.unread import UNREAD_METADATA_KEY
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import GapTally
 from trailcheck.trace.incomplete import INCOMPLETE_KEY
@@ -57,7 +58,8 @@ class ImportSummary:
     (a line that is not JSON, a span whose trace id cannot be read, another signal's document):
     how many traces they held, if any, is unknown, so they are not counted as traces.
     ``incomplete``: the traces imported marked incomplete (``keep_incomplete``), among
-    ``imported``.
+    ``imported``. ``partly_read``: the traces imported with parts kept verbatim but not
+    interpreted (their reading report, :mod:`trailcheck.ingest.unread`), among ``imported``.
     """
 
     spans: int = 0
@@ -65,6 +67,7 @@ class ImportSummary:
     rejected: int = 0
     untraced: int = 0
     incomplete: int = 0
+    partly_read: int = 0
     rejections: list[Rejection] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
     logs: LogTally = field(default_factory=LogTally)
@@ -94,6 +97,12 @@ def capture_warnings(summary: ImportSummary) -> list[str]:
             " --keep-incomplete): a part of the input that could not be read may have held a"
             f" span of each; they are marked in metadata {INCOMPLETE_KEY!r}, and grading and"
             " detection give no verdict on them"
+        )
+    if summary.partly_read:
+        lines.append(
+            f"note: {summary.partly_read} trace(s) hold parts trailcheck kept verbatim without"
+            f" interpreting them (an unknown role, block or attribute shape): listed in metadata"
+            f" {UNREAD_METADATA_KEY!r} and by `trailcheck traces show`"
         )
     lines.extend(summary.gaps.warnings())
     return lines
@@ -237,6 +246,8 @@ def _accept(
     summary.imported += 1
     if INCOMPLETE_KEY in item.metadata:
         summary.incomplete += 1
+    if UNREAD_METADATA_KEY in item.metadata:
+        summary.partly_read += 1
     summary.gaps.add(item)
     return item
 

@@ -9,6 +9,7 @@ from typing import Any, Final
 import orjson
 
 from trailcheck.errors import RecordError
+from trailcheck.ingest.framework_shapes import ToolShape, tool_shape
 from trailcheck.ingest.frameworks import (
     ADK_TOOL_CALL_ARGS,
     ADK_TOOL_RESPONSE,
@@ -28,17 +29,34 @@ _PYTHON_TRACEBACK: Final = "Traceback (most recent call last):"
 
 
 def tool_invocation(raw: RawSpan) -> ToolInvocation:
+    """The call a tool span records, read through its instrumentation's shape
+    (:mod:`trailcheck.ingest.framework_shapes`) where that wraps what the conventions leave open."""
     attributes = raw.attributes
+    shape = tool_shape(raw.scope_name)
     vendor_call = vendor_tool_call(attributes)
     langchain = langchain_tool_message(attributes.get(semconv.OUTPUT_VALUE))
+    result = _tool_result(attributes, vendor_call, langchain)
     return ToolInvocation(
-        name=_tool_name(raw, vendor_call),
+        name=_tool_name(raw, vendor_call, shape),
         call_id=_call_id(attributes, langchain),
-        arguments=_tool_arguments(attributes, vendor_call),
-        result=_tool_result(attributes, vendor_call, langchain),
+        arguments=shape.arguments(_tool_arguments(attributes, vendor_call)),
+        result=result if shape.result is None else shape.result(result),
         error=_tool_error(raw, vendor_call, langchain),
         sequence=_sequence(attributes),
     )
+
+
+def ends_the_run(raw: RawSpan) -> bool:
+    """Whether this tool span is the framework's way to end a run (smolagents' final_answer),
+    not a call of the agent's."""
+    not_calls = tool_shape(raw.scope_name).not_calls
+    if not not_calls:
+        return False
+    names = (
+        text_attribute(raw.attributes, key) for key in (semconv.GEN_AI_TOOL_NAME, semconv.TOOL_NAME)
+    )
+    shape_name = tool_shape(raw.scope_name).name(raw.name)
+    return any(name in not_calls for name in (*names, shape_name) if name is not None)
 
 
 def _call_id(attributes: Mapping[str, Any], langchain: LangChainToolMessage | None) -> str | None:
@@ -50,7 +68,7 @@ def _call_id(attributes: Mapping[str, Any], langchain: LangChainToolMessage | No
     return call_id
 
 
-def _tool_name(raw: RawSpan, vendor_call: VendorToolCall | None) -> str:
+def _tool_name(raw: RawSpan, vendor_call: VendorToolCall | None, shape: ToolShape) -> str:
     for key in (semconv.GEN_AI_TOOL_NAME, semconv.TOOL_NAME):
         name = text_attribute(raw.attributes, key)
         if name is not None:
@@ -62,6 +80,9 @@ def _tool_name(raw: RawSpan, vendor_call: VendorToolCall | None) -> str:
     from_span_name = raw.name.removeprefix(semconv.EXECUTE_TOOL_SPAN_NAME_PREFIX).strip()
     if raw.name.startswith(semconv.EXECUTE_TOOL_SPAN_NAME_PREFIX) and from_span_name:
         return from_span_name
+    shaped = shape.name(raw.name)
+    if shaped is not None:
+        return shaped
     raise RecordError(
         f"a tool span needs a tool name: {semconv.GEN_AI_TOOL_NAME}, {semconv.TOOL_NAME},"
         f" or a span name '{semconv.EXECUTE_TOOL_SPAN_NAME_PREFIX}<name>' (span name {raw.name!r})",
@@ -138,7 +159,10 @@ def _tool_error(
         if exception is not None:
             return exception
         if error_type is not None:
-            return error_type
+            # error.type is a category; a failed call's text result says what went wrong (MCP
+            # servers answer "Error executing tool ...": mcp-2.3.0-openinference-2.0.13).
+            result = _tool_result(raw.attributes, vendor_call, langchain)
+            return result if isinstance(result, str) and result.strip() else error_type
     if langchain is not None and langchain.failed:
         return str(langchain.content)
     return None if vendor_call is None else vendor_call.error

@@ -13,6 +13,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from trailcheck.trace import Span, Trace, parse_json_text
+from trailcheck.trace.unread import unread_parts
 
 # Long values are cut to this many characters unless the caller asks for everything.
 PREVIEW_CHARS = 240
@@ -139,4 +140,10 @@ def render_trace(trace: Trace, *, full: bool = False) -> RenderableType:
             parts.append(_field(name, _cut(_json_text(state), full)))
     if trace.metadata:
         parts.append(_field("metadata", _cut(_json_text(trace.metadata), full), style="dim"))
+    unread = unread_parts(trace.metadata)
+    if unread:
+        parts.append(Text(f"kept verbatim, not interpreted ({len(unread)}):", style="yellow"))
+        for part in unread:
+            where = f"span {part.get('span_id')}: {part.get('field')}"
+            parts.append(_field(f"  {where}", _cut(str(part.get("reason")), full), style="dim"))
     return Group(*parts)

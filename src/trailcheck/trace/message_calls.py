@@ -11,7 +11,9 @@ twice, and is skipped):
 - **Requests.** Each assistant tool call in a span's *output* messages is a call, placed at that
   span's end, then by position. A call met first in a later span's *input* messages (the history
   it was sent; its requesting span is not in this trace) is placed at that span's start, then by
-  position. Calls are the same call when their ids are equal; calls without an id are matched
+  position; only the user's latest turn of a history counts (what precedes its last user
+  message with text is an earlier turn of the conversation, whose calls another trace holds).
+  Calls are the same call when their ids are equal; calls without an id are matched
   by occurrence: the n-th history request of one tool with the same arguments is the n-th call
   of it already known (and the n-th id-less answer of a tool in a history, the n-th answer).
 - **Answers.** A ``tool`` message answers the call its ``tool_call_id`` (or, for a message of
@@ -84,10 +86,20 @@ def requested_calls(spans: Sequence[SpanView]) -> list[RequestedCall]:
     ledger = _Ledger()
     for span in speaking_model_spans(spans):
         assert span.llm is not None  # speaking_model_spans keeps llm spans only
-        ledger.read(span, span.llm.input_messages or (), span.start_ns, history=True)
+        history = span.llm.input_messages or ()
+        ledger.read(span, history[_this_turn(history) :], span.start_ns, history=True)
         end = span.end_ns if span.end_ns is not None else span.start_ns
         ledger.read(span, span.llm.output_messages or (), end, history=False)
     return ledger.calls
+
+
+def _this_turn(history: Sequence[MessageView]) -> int:
+    """Where the user's latest turn starts in a model call's history: what comes before it
+    belongs to earlier turns of the conversation, whose calls are not this trace's."""
+    for position in range(len(history) - 1, -1, -1):
+        if history[position].role == "user" and history[position].text:
+            return position
+    return 0
 
 
 class _Ledger:

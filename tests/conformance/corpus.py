@@ -1,0 +1,277 @@
+"""The conformance corpus: every recording in ``tests/fixtures/real/`` (made by the scripts in
+its ``recorders/`` folder from the real libraries), and, for each, what its library records and
+what trailcheck reads of it today.
+
+Each column of :data:`~tests.conformance.truth.COLUMNS` is, per configuration, one of:
+
+- read: trailcheck reads it right in every run (the default);
+- ``absent``: the library does not record it in this configuration (content capture off, no
+  model spans): trailcheck must show nothing there rather than something made up;
+- ``gaps``: the library records it and trailcheck does not read it right yet, with why. The
+  test of such a column is expected to fail (strictly: reading it right fails the test until
+  the gap is struck from this table).
+
+The compatibility matrix in docs/frameworks.md is generated from this table and the test's own
+checks (``python -m tests.conformance.matrix``), never kept by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from tests.conformance.truth import REAL, RUNS, Run
+from trailcheck.ingest import import_traces
+from trailcheck.trace import Trace
+
+CONTENT_OFF = ("arguments", "results", "answer", "input")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    fixture: str  # the recording's file name, without .traces.pb / .logs.pb
+    framework: str
+    configuration: str
+    played: int = 4  # runs recorded: 4 (the corpus's three conversations), 2 (earlier recorders)
+    absent: tuple[str, ...] = ()
+    gaps: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def runs(self) -> list[Run]:
+        return list(RUNS.values())[: self.played]
+
+    def traces(self) -> list[Trace]:
+        """The traces of the runs, in the order played: a trace that neither calls a model nor
+        a tool (an MCP handshake, an agent being built) is not a run."""
+        files = [REAL / f"{self.fixture}.traces.pb"]
+        logs = REAL / f"{self.fixture}.logs.pb"
+        if logs.exists():
+            files.append(logs)
+        found: list[Trace] = []
+        summary = import_traces(files, found.append)
+        assert summary.rejections == [], summary.rejections
+        found.sort(key=lambda trace: min(span.start_ns for span in trace.spans))
+        return [trace for trace in found if _is_run(trace)]
+
+
+def _is_run(trace: Trace) -> bool:
+    root = trace.tree.root
+    building = root is not None and root.name.startswith("create_agent")
+    return not building and (bool(trace.tool_calls) or any(s.kind == "llm" for s in trace.spans))
+
+
+ONE_TOOL_CALL_MESSAGES_ONLY = (
+    "the failing call is recorded only in the model's messages ({'error': ...} handed back),"
+    " which carry no failure flag"
+)
+
+CORPUS: Final[list[Configuration]] = [
+    Configuration("strands-agents-1.62.0", "Strands Agents", "default telemetry"),
+    Configuration(
+        "strands-agents-1.62.0-latest-semconv", "Strands Agents", "gen_ai_latest_experimental"
+    ),
+    Configuration("smolagents-1.26.0-openinference-0.1.43", "smolagents", "OpenInference"),
+    Configuration(
+        "llama-index-0.14.25-openinference-4.6.1",
+        "LlamaIndex FunctionAgent",
+        "OpenInference (streamed, no usage asked for)",
+        absent=("tokens",),
+    ),
+    Configuration(
+        "llama-index-0.14.25-openinference-4.6.1-stream-usage",
+        "LlamaIndex FunctionAgent",
+        "OpenInference (streamed with usage)",
+    ),
+    Configuration("agno-3.1.10-openinference-1.0.15", "Agno", "OpenInference"),
+    Configuration(
+        "autogen-agentchat-0.7.5-openinference-0.1.22",
+        "AutoGen AgentChat",
+        "OpenInference + autogen-core",
+    ),
+    Configuration(
+        "autogen-agentchat-0.7.5-autogen-core-0.7.5",
+        "AutoGen AgentChat",
+        "autogen-core only",
+        absent=("arguments", "results", "answer", "input", "tokens", "model", "session"),
+    ),
+    Configuration(
+        "crewai-1.15.30-openinference-1.1.21",
+        "CrewAI",
+        "OpenInference",
+        absent=("model",),
+        gaps={
+            "input": "the crew's kickoff inputs (its own placeholders) are kept as JSON",
+            "tokens": "the crew's token_usage in the kickoff output is not read",
+        },
+    ),
+    Configuration(
+        "crewai-1.15.30-openinference-1.1.21-event-listener",
+        "CrewAI",
+        "OpenInference event listener",
+        gaps={"input": "the crew's kickoff inputs (its own placeholders) are kept as JSON"},
+    ),
+    Configuration(
+        "dspy-3.4.1-openinference-0.1.48", "DSPy ReAct", "OpenInference", absent=("tokens",)
+    ),
+    Configuration(
+        "dspy-3.4.1-openinference-0.1.48-litellm", "DSPy ReAct", "OpenInference + litellm"
+    ),
+    Configuration("langgraph-1.2.24-traceloop-0.62.4", "LangGraph", "OpenLLMetry (traceloop)"),
+    Configuration(
+        "langgraph-1.2.24-traceloop-0.62.4-events",
+        "LangGraph",
+        "OpenLLMetry, content as log events",
+        gaps={
+            "results": "the tool messages are log records joined to the parent task span",
+            "input": "the user message is a log record joined to the parent task span",
+        },
+    ),
+    Configuration(
+        "litellm-1.110.2-otel-agent-span",
+        "litellm",
+        "its OTel callback, under an app span",
+        gaps={
+            column: "calls are gen_ai.completion.N.function_call.*, not read yet"
+            for column in ("calls", "arguments", "results", "errors")
+        },
+    ),
+    Configuration(
+        "litellm-1.110.2-otel-agent-span-latest-semconv",
+        "litellm",
+        "its OTel callback, latest semconv",
+        gaps={
+            column: "calls are gen_ai.completion.N.function_call.*, not read yet"
+            for column in ("calls", "arguments", "results", "errors")
+        },
+    ),
+    Configuration(
+        "anthropic-2.17.0-openinference-3.1.0",
+        "Anthropic SDK",
+        "OpenInference, app agent span",
+        gaps={
+            "errors": "the failing call is flagged only by is_error in the next request's"
+            " input.value"
+        },
+    ),
+    Configuration("mcp-2.3.0-openinference-2.0.13", "MCP (mcp 2.x)", "OpenInference + mcp spans"),
+    Configuration(
+        "mcp-1.30.0-traceloop-0.62.4",
+        "MCP (mcp 1.x)",
+        "OpenLLMetry",
+        gaps={
+            "errors": "traceloop's <tool>.tool spans (traceloop.span.kind=tool) are not read as"
+            " tool spans, so their error status is not seen"
+        },
+    ),
+    Configuration(
+        "openai-agents-0.24.0-logfire-5.4.0",
+        "OpenAI Agents SDK",
+        "logfire",
+        gaps={
+            column: "logfire's own span shapes (Chat completion / Function spans) are not read"
+            for column in (
+                "calls",
+                "arguments",
+                "results",
+                "errors",
+                "answer",
+                "input",
+                "tokens",
+                "model",
+                "session",
+            )
+        },
+    ),
+    # Recorded before the corpus's third conversation: refund and missing_order only.
+    Configuration("langgraph-1.2.24-openinference-0.1.80", "LangGraph", "OpenInference", played=2),
+    Configuration(
+        "openai-agents-0.24.0-openinference-2.6.0",
+        "OpenAI Agents SDK",
+        "OpenInference",
+        played=2,
+    ),
+    Configuration("pydantic-ai-2.68.0", "Pydantic AI", "instrumentation (default)", played=2),
+    Configuration(
+        "pydantic-ai-2.68.0-v2",
+        "Pydantic AI",
+        "instrumentation version 2",
+        played=2,
+        gaps={"results": "version 2's tool results are not read from its events yet"},
+    ),
+    Configuration("pydantic-ai-2.68.0-v6", "Pydantic AI", "instrumentation version 6", played=2),
+    Configuration(
+        "pydantic-ai-2.68.0-no-content",
+        "Pydantic AI",
+        "content off",
+        played=2,
+        absent=CONTENT_OFF,
+    ),
+    Configuration("adk-2.13.0", "Google ADK", "default (no content)", played=2, absent=CONTENT_OFF),
+    Configuration("adk-2.13.0-content", "Google ADK", "content on", played=2),
+    Configuration("adk-2.13.0-schema-v1", "Google ADK", "schema v1", played=2),
+    Configuration(
+        "adk-2.13.0-schema-v1-latest-semconv", "Google ADK", "schema v1, latest semconv", played=2
+    ),
+    Configuration(
+        "adk-2.13.0-schema-v1-no-content",
+        "Google ADK",
+        "schema v1, content off",
+        played=2,
+        absent=CONTENT_OFF,
+    ),
+    Configuration(
+        "openai-v2-2.4b0-span-only",
+        "openai SDK",
+        "opentelemetry-instrumentation-openai-v2, span content",
+        played=2,
+        absent=("errors",),
+    ),
+    Configuration(
+        "openai-v2-2.4b0-event-only",
+        "openai SDK",
+        "opentelemetry-instrumentation-openai-v2, event content",
+        played=2,
+        absent=("errors",),
+    ),
+    Configuration(
+        "openai-v2-2.4b0-legacy-events",
+        "openai SDK",
+        "opentelemetry-instrumentation-openai-v2, legacy events",
+        played=2,
+        absent=("errors",),
+    ),
+    Configuration(
+        "openai-v2-2.4b0-no-content",
+        "openai SDK",
+        "opentelemetry-instrumentation-openai-v2, content off",
+        played=2,
+        absent=(*CONTENT_OFF, "errors"),
+    ),
+    Configuration(
+        "openinference-openai-0.1.66",
+        "openai SDK",
+        "OpenInference",
+        played=2,
+        absent=("errors",),
+    ),
+]
+
+# Recorded, but with no run to hold a trace to: the library writes one trace per model call.
+PER_MODEL_CALL: Final = (
+    "litellm-1.110.2-otel",
+    "anthropic-2.17.0-openinference-3.1.0-bare",
+    "openai-v2-2.4b0-span-only-bare",
+    "openinference-openai-0.1.66-bare",
+)
+# Runs that end in an exception the agent does not catch (the library's default): read by
+# tests/ingest/test_real_instrumentations.py.
+NOT_A_CONVERSATION: Final = (
+    "langgraph-1.2.24-openinference-0.1.80-default-tool-error",
+    "adk-2.13.0-tool-raises",
+)
+
+
+def recorded_fixtures() -> set[str]:
+    """Every recording in the corpus folder, by name."""
+    return {path.name.removesuffix(".traces.pb") for path in Path(REAL).glob("*.traces.pb")}
