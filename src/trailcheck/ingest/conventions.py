@@ -67,6 +67,7 @@ from trailcheck.ingest.genai_messages import (
     messages_from_json,
     system_instructions_message,
 )
+from trailcheck.ingest.indexed_completions import with_indexed_calls
 from trailcheck.ingest.otel_attributes import otel_attributes, with_reserved
 from trailcheck.ingest.records import RawSpan, validation_record_error
 from trailcheck.ingest.text_attributes import first_text, text_attribute
@@ -214,7 +215,7 @@ def recorded_messages(
     outputs = _messages(
         attributes, semconv.GEN_AI_OUTPUT_MESSAGES, semconv.LLM_OUTPUT_MESSAGES, where
     )
-    return inputs, outputs
+    return inputs, with_indexed_calls(attributes, outputs)
 
 
 def span_messages(
