@@ -9,9 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
+
+# Property tests judge what is generated, never how fast: Hypothesis's per-example deadline and
+# its too-slow health check would fail a property on a busy machine.
+settings.register_profile("trailcheck", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("trailcheck")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXTERNAL_DIR = REPO_ROOT.parent / "shared" / "external"

@@ -3,7 +3,8 @@ on the evaluated trace's root span, no content, off by default, and never a chan
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -17,10 +18,15 @@ from tests.report.otlp_receiver import (
     dead_endpoint,
     running_receiver,
 )
+from tests.waiting import GUARD_S
 from trailcheck.cli import run_cli
+from trailcheck.commands import telemetry
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.report.otlp_http import OtlpTarget, logs_target
 from trailcheck.run.results import load_report
 from trailcheck.trace import Trace
+
+pytestmark = pytest.mark.live
 
 DATASET = f"""\
 name: shop
@@ -31,6 +37,19 @@ cases:
     reference_response: Refund issued.
 """
 SUPPORT = str(Path("src") / "trailcheck" / "demo" / "support" / "support.yaml")
+
+
+@pytest.fixture(autouse=True)
+def guarded_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The target the commands build, with a guard for its request timeout instead of the
+    product's 10 s: a busy machine answering slowly must not read as a receiver that is down."""
+
+    def target(
+        endpoint: str, headers: Sequence[str] = (), environ: Mapping[str, str] | None = None
+    ) -> OtlpTarget:
+        return replace(logs_target(endpoint, headers, environ), timeout_s=GUARD_S)
+
+    monkeypatch.setattr(telemetry, "logs_target", target)
 
 
 @pytest.fixture

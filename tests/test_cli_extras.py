@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.live
+
 DATASET = Path(__file__).resolve().parent / "fixtures" / "datasets" / "support_shop.yaml"
 
 # Makes the packages named on the command line unimportable, then runs the CLI on the rest.

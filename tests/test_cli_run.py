@@ -12,6 +12,8 @@ from trailcheck.cli import run_cli
 from trailcheck.demo.support.showcase import DEMO_RUNS
 from trailcheck.run.results import load_report
 
+pytestmark = pytest.mark.live
+
 SUPPORT = str(Path("src") / "trailcheck" / "demo" / "support" / "support.yaml")
 SHOP = ["--env", "trailcheck.demo.support:prompt_only_shop"]
 

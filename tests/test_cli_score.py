@@ -10,6 +10,8 @@ from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
+pytestmark = pytest.mark.live
+
 DATASET = """\
 name: shop
 cases:

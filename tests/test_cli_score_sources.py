@@ -13,6 +13,8 @@ from trailcheck.cli import run_cli
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.store import Store
 
+pytestmark = pytest.mark.live
+
 
 def _jsonl(path: Path, lines: list[bytes]) -> str:
     path.write_bytes(b"".join(line + b"\n" for line in lines))

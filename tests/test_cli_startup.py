@@ -9,13 +9,18 @@ import sys
 from importlib.metadata import version
 from typing import get_args
 
+import pytest
+
 import trailcheck.ingest.formats
 import trailcheck.ingest.otlp_ids
 import trailcheck.loop
 import trailcheck.serve
 import trailcheck.store
+from tests.waiting import GUARD_S
 from trailcheck.commands import demo_pitwall, loop, options, serve
 from trailcheck.demo.pitwall import showcase
+
+pytestmark = pytest.mark.live
 
 # Dependencies that take from a tenth of a second to seconds to import, or that come only with
 # an extra; and trailcheck's own implementation, which the commands import when they run.
@@ -69,7 +74,11 @@ print(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h
 
 def test_every_help_imports_nothing_heavy() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", EVERY_HELP], capture_output=True, text=True, check=False
+        [sys.executable, "-c", EVERY_HELP],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=GUARD_S,  # a guard against a hang only
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -83,7 +92,9 @@ def test_import_trailcheck_loads_the_trace_model_on_first_use() -> None:
         " from trailcheck.trace import Trace as Model;"
         " print(Trace is Model, trailcheck.__version__)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=GUARD_S
+    )
     assert done.stdout.split() == ["False", "True", version("trailcheck")]
 
 

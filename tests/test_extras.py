@@ -11,6 +11,8 @@ import pytest
 from trailcheck.errors import UsageError
 from trailcheck.extras import EXTRAS, needs_extra
 
+pytestmark = pytest.mark.live
+
 
 def test_a_missing_module_of_the_extra_names_the_extra() -> None:
     with pytest.raises(UsageError) as raised, needs_extra("serve", "trailcheck serve"):

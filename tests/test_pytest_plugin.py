@@ -43,6 +43,8 @@ HOLDOUT = [
 ]
 
 AGENTS = """
+import asyncio
+
 from trailcheck.errors import InfraError
 from trailcheck.models import ScriptedModel
 from trailcheck.run.tool_agent import ToolAgent
@@ -58,8 +60,12 @@ class Offline:
         raise InfraError("the model endpoint failed after 3 retries")
 
 
-def slow():
-    return ToolAgent(ScriptedModel(["done"], delay=5))
+async def never_replies(messages, tools):
+    await asyncio.Event().wait()  # never set: the model hangs until the timeout cancels it
+
+
+def hanging():
+    return ToolAgent(ScriptedModel(never_replies))
 
 
 def crashing():
@@ -97,8 +103,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    # Without hypothesis's plugin, which would import (and rewrite) hypothesis afresh each run.
-    quiet = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+    # Without hypothesis's plugin, which would import (and rewrite) hypothesis afresh each run,
+    # and without pytest-randomly's (as this project runs): it imports numpy, which pytester then
+    # drops from sys.modules, so that the next test to import numpy in this process fails.
+    quiet = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:randomly"]
     return pytester.runpytest_inprocess(*quiet, *args)
 
 
@@ -193,7 +201,7 @@ def test_a_bad_dataset_agent_or_setting_is_one_clear_usage_error(
 def test_a_timeout_is_a_failure_with_its_reason(project: pytest.Pytester) -> None:
     result = _run(
         project,
-        *("--trailcheck", "tiny.yaml", "--trailcheck-agent", "tiny_agents:slow"),
+        *("--trailcheck", "tiny.yaml", "--trailcheck-agent", "tiny_agents:hanging"),
         *("--trailcheck-timeout", "0.05", "--trailcheck-k", "2"),
     )
     result.assert_outcomes(failed=1)

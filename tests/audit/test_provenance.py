@@ -14,7 +14,10 @@ from trailcheck.audit.trivial import AnsweringAgent
 from trailcheck.run.results import RunReport, load_report
 from trailcheck.run.runner import RunOptions, run
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
+    pytest.mark.live,
+]
 
 CASE = "  - id: c\n    input: hi\n    expected_tools: []\n"
 

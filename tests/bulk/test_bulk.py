@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from trailcheck.bulk import chunk_lines, line_chunks, ordered_map
 
+pytestmark = pytest.mark.live
+
 
 def _lines_of(path: Path, chunk_bytes: int) -> list[tuple[int, bytes]]:
     return [pair for chunk in line_chunks(path, chunk_bytes) for pair in chunk_lines(chunk)]

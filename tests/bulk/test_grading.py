@@ -15,6 +15,8 @@ from trailcheck.scorers import LeanGrade, case_scorers, grade
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
+pytestmark = pytest.mark.live
+
 DATASET = """\
 name: shop
 cases:

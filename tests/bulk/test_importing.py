@@ -15,6 +15,8 @@ from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
+pytestmark = pytest.mark.live
+
 
 def _trace(index: int) -> Trace:
     builder = TraceBuilder(f"t{index}", input=f"Refund A-{index}")

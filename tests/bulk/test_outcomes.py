@@ -14,6 +14,8 @@ from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.run.recorded import group_outcomes, outcomes_from_traces
 from trailcheck.testing import TraceBuilder
 
+pytestmark = pytest.mark.live
+
 KEYS = {"task_key": "metadata.task_id", "outcome_key": "metadata.reward", "threshold": 1.0}
 REWARDS = (1.0, 0.0, True, "timeout", 0.5, "infra_error")
 

@@ -25,6 +25,8 @@ from trailcheck.errors import UsageError
 from trailcheck.ingest.records import Rejection
 from trailcheck.trace import Message, Trace
 
+pytestmark = pytest.mark.live
+
 
 @pytest.fixture
 def collector() -> TraceCollector:

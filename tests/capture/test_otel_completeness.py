@@ -8,6 +8,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 
+import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import (
     NonRecordingSpan,
@@ -18,7 +19,10 @@ from opentelemetry.trace import (
     set_span_in_context,
 )
 
+from tests.waiting import GUARD_S
 from trailcheck.capture import TraceCollector
+
+pytestmark = pytest.mark.live
 
 
 def collecting(collector: TraceCollector) -> Tracer:
@@ -109,14 +113,20 @@ def test_interleaved_traces_over_the_limit_come_out_whole_or_rejected() -> None:
 
 def run_agents_in_threads(collector: TraceCollector, seed: int) -> list[str]:
     """16 threads: 8 slow agents making one trace each, pausing 2-4 ms between steps, while 8
-    fast ones make 20 traces each, so the slow traces are evicted and many others after them."""
+    fast ones make 20 traces each, so the slow traces are evicted and many others after them.
+    Every agent opens its first trace before any goes on: 16 open traces over a limit of 8, so
+    there are evictions however the machine paces the threads."""
     tracer = collecting(collector)
     started: list[str] = []
+    first_traces_open = threading.Barrier(16, timeout=GUARD_S)
 
     def agent(index: int) -> None:
         slow = index % 2 == 0
         pauses = random.Random(seed * 100 + index)
-        for _ in run_agent_steps(tracer, index, started, runs=1 if slow else 20):
+        steps = run_agent_steps(tracer, index, started, runs=1 if slow else 20)
+        next(steps)  # the first trace's root started
+        first_traces_open.wait()
+        for _ in steps:
             threading.Event().wait((0.002 + pauses.random() / 500) if slow else 0.0002)
 
     threads = [threading.Thread(target=agent, args=(i,)) for i in range(16)]
@@ -139,7 +149,7 @@ def test_traces_started_over_the_limit_evict_the_oldest_and_the_rest_come_out_wh
     collector = TraceCollector(max_open_traces=8)
     tracer = collecting(collector)
     roots = [tracer.start_span(f"invoke_agent agent{i}") for i in range(16)]
-    started = threading.Barrier(16, timeout=10)
+    started = threading.Barrier(16, timeout=GUARD_S)
 
     def agent(root: Span) -> None:
         started.wait()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.waiting import forever, wait_for_event
 from trailcheck.capture import Recorder, SeededIds, record_tool
 from trailcheck.errors import UsageError
 from trailcheck.trace import Message, Span, Trace, Usage
@@ -152,8 +153,13 @@ def test_a_run_that_raises_keeps_its_trace_and_the_error_propagates() -> None:
 
 
 def test_a_timeout_keeps_the_partial_trace_with_the_cancelled_call() -> None:
+    deadlines: list[asyncio.Timeout] = []
+
     async def slow_lookup(order_id: str) -> str:
-        await asyncio.sleep(10)
+        # Time runs out once this call is under way, however slow the machine: the timeout
+        # cancels this call, never the fast one before it.
+        deadlines[0].reschedule(asyncio.get_running_loop().time())
+        await forever()
         return "never"
 
     async def fast_lookup(order_id: str) -> str:
@@ -163,7 +169,8 @@ def test_a_timeout_keeps_the_partial_trace_with_the_cancelled_call() -> None:
     slow, fast = recorder.wrap_tools([slow_lookup, fast_lookup])
 
     async def run() -> None:
-        async with asyncio.timeout(0.05), recorder:
+        async with asyncio.timeout(None) as deadline, recorder:
+            deadlines.append(deadline)
             await fast("A-1")
             await slow("A-1")
 
@@ -512,13 +519,16 @@ def test_a_tool_called_after_its_run_ended_warns_and_is_not_recorded() -> None:
     def late() -> str:
         return "ran"
 
+    recording_ended = asyncio.Event()
+
     async def run() -> asyncio.Task[str]:
         async def later() -> str:
-            await asyncio.sleep(0.01)
+            await wait_for_event(recording_ended.wait(), "the end of the recording")
             return late()
 
         async with Recorder() as recorder:
             task = asyncio.create_task(later())  # copies the recording's context
+        recording_ended.set()
         assert recorder.trace.tool_calls == []
         return task
 

@@ -9,9 +9,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.waiting import GUARD_S, wait_for_event
 from trailcheck.capture import Recorder, record_tool
 from trailcheck.errors import UsageError
 from trailcheck.trace import Span, Trace
+
+pytestmark = pytest.mark.live
 
 
 def root_of(trace: Trace) -> Span:
@@ -66,13 +69,13 @@ def test_an_unbound_record_tool_in_a_bare_thread_is_not_recorded() -> None:
 def test_a_tool_in_a_bare_thread_while_several_runs_record_warns_and_runs() -> None:
     recorder = Recorder()
     tool = recorder.tool(square)
-    entered, release = threading.Barrier(3, timeout=10), threading.Event()
+    entered, release = threading.Barrier(3, timeout=GUARD_S), threading.Event()
     results: list[int] = []
 
     def agent() -> None:
         with recorder:
             entered.wait()
-            assert release.wait(timeout=10)
+            assert release.wait(timeout=GUARD_S)
 
     agents = [threading.Thread(target=agent) for _ in range(2)]
     for thread in agents:
@@ -91,6 +94,7 @@ def test_a_tool_in_a_bare_thread_while_several_runs_record_warns_and_runs() -> N
 
 def test_a_decorated_async_agent_called_concurrently_records_each_run() -> None:
     recorder = Recorder()
+    b_returning = asyncio.Event()
 
     @recorder.tool
     async def lookup(order_id: str) -> str:
@@ -98,18 +102,22 @@ def test_a_decorated_async_agent_called_concurrently_records_each_run() -> None:
         return f"status of {order_id}"
 
     @recorder
-    async def agent(question: str, order_id: str, delay: float) -> str:
+    async def agent(question: str, order_id: str) -> str:
         first = await lookup(order_id)
-        await asyncio.sleep(delay)
+        if order_id == "A":
+            # A, mid-run, waits for B's whole run: the runs overlap, and B ends first.
+            await wait_for_event(b_returning.wait(), "run B to return")
         await lookup(order_id + "!")
         recorder.set_metadata("order", order_id)
+        if order_id == "B":
+            b_returning.set()  # B's run ends as it returns, before A can resume
         return first
 
     async def both() -> list[str]:
-        return list(await asyncio.gather(agent("a?", "A", 0.02), agent("b?", "B", 0.0)))
+        return list(await asyncio.gather(agent("a?", "A"), agent("b?", "B")))
 
     assert asyncio.run(both()) == ["status of A", "status of B"]
-    # Completion order: B has no delay and ends first.
+    # Completion order: A waited for B, which ended first.
     assert [trace.input for trace in recorder.traces] == ["b?", "a?"]
     assert recorder.trace is recorder.traces[-1]
     for trace, order in zip(recorder.traces, ("B", "A"), strict=True):
@@ -124,7 +132,7 @@ def test_a_decorated_async_agent_called_concurrently_records_each_run() -> None:
 def test_a_decorated_sync_agent_called_from_many_threads_records_each_run() -> None:
     recorder = Recorder()
     tool = recorder.tool(square)
-    start = threading.Barrier(8, timeout=10)
+    start = threading.Barrier(8, timeout=GUARD_S)
 
     @recorder
     def agent(question: str, n: int) -> int:

@@ -12,6 +12,8 @@ import pytest
 
 from trailcheck.cli import run_cli
 
+pytestmark = pytest.mark.live
+
 EXTRAS = {
     "langgraph": (
         ["demo", "--framework", "langgraph"],

@@ -7,6 +7,7 @@ import asyncio
 import os
 from typing import Any
 
+from tests.waiting import forever
 from trailcheck.errors import InfraError
 from trailcheck.run.agent import TrialContext
 
@@ -34,9 +35,11 @@ class Counter:
 
 class MessageAgent:
     """Looks the message up, then does what the message says: ``crash``, ``infra``, ``hang``
-    (past any test's timeout), ``die`` (ends its worker process), ``cpus...`` (says the CPUs
-    Ray gave its task), ``limited...`` (takes a token of the run's rate limit first),
-    ``background`` (leaves a task running), ``pause`` (waits half a second) or answers."""
+    (until cancelled), ``die`` (ends its worker process), ``cpus...`` (says the CPUs Ray gave
+    its task), ``limited...`` (takes a token of the run's rate limit first), ``background``
+    (leaves a task running), ``pause`` (waits half a second on the loop's clock) or answers.
+    Only ``hang``, ``limited...`` and ``pause`` await: no trial timeout can fire in the others,
+    however slow the machine."""
 
     async def respond(self, message: str, context: TrialContext) -> str:
         (lookup,) = context.tools
@@ -49,7 +52,7 @@ class MessageAgent:
         if message == "infra":
             raise InfraError("model unreachable after 3 attempts")
         if message == "hang":
-            await asyncio.sleep(600)
+            await forever()
         if message == "die":
             os._exit(1)
         if message == "background":  # a task of its own, still running when it answers
@@ -70,6 +73,9 @@ value, so a module global here is not the one the trial's copy sees)."""
 
 
 async def _finish_later() -> None:
+    # Due before a later ``pause`` trial's wake-up on the same loop (a shorter wait, begun
+    # earlier), and a loop runs what is due in that order: left running, this writes before that
+    # trial ends, whatever the machine's speed.
     await asyncio.sleep(0.2)
     with open(os.environ[LEFT_RUNNING_ENV], "a") as record:
         record.write("a background task outlived its trial\n")

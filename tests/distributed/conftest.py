@@ -1,6 +1,6 @@
 """One small local Ray for every test here (starting one takes seconds): two CPUs, no
-dashboard, on loopback only. The test agents and work travel to the workers by value, since the
-workers cannot import the tests package."""
+dashboard, on loopback only. The test agents and work (and the waiting they use) travel to the
+workers by value, since the workers cannot import the tests package."""
 
 from __future__ import annotations
 
@@ -20,9 +20,11 @@ ray = pytest.importorskip("trailcheck.distributed.ray_import").ray
 
 @pytest.fixture(scope="session")
 def local_ray() -> Iterator[None]:
+    from tests import waiting
     from tests.distributed import agents, work
 
-    for module in (agents, work):
+    by_value = (agents, work, waiting)
+    for module in by_value:
         ray.cloudpickle.register_pickle_by_value(module)
     ray.init(
         num_cpus=2,
@@ -35,5 +37,5 @@ def local_ray() -> Iterator[None]:
         yield
     finally:
         ray.shutdown()
-        for module in (agents, work):
+        for module in by_value:
             ray.cloudpickle.unregister_pickle_by_value(module)

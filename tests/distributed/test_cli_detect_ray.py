@@ -11,6 +11,8 @@ from trailcheck.store import Store
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
+pytestmark = pytest.mark.live
+
 
 def _trace(n: int) -> Trace:
     builder = TraceBuilder(f"t{n}", input=f"Refund order A-{n} on June 19, 2026")

@@ -14,6 +14,8 @@ from tests.test_cli_run import model_run
 from trailcheck.cli import run_cli
 from trailcheck.run.results import load_report
 
+pytestmark = pytest.mark.live
+
 SUPPORT = str(Path("src") / "trailcheck" / "demo" / "support" / "support.yaml")
 RUN = [
     *("run", SUPPORT, "--agent", "trailcheck.demo.support:v1_agent"),

@@ -12,6 +12,8 @@ from tests.ingest.test_trailcheck_parquet import write_parquet
 from trailcheck.cli import run_cli
 from trailcheck.store import Store
 
+pytestmark = pytest.mark.live
+
 
 @pytest.mark.usefixtures("local_ray")
 def test_score_on_ray_prints_the_local_grades_and_exit_code(

@@ -15,7 +15,7 @@ from trailcheck.ingest.importer import ImportSummary
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.scorers import LeanGrade
 
-pytestmark = pytest.mark.usefixtures("local_ray")
+pytestmark = [pytest.mark.usefixtures("local_ray"), pytest.mark.live]
 
 
 def _lines(count: int, start: int = 0) -> list[bytes]:

@@ -16,7 +16,7 @@ from trailcheck.errors import UsageError
 from trailcheck.run.runner import RunOptions, run
 from trailcheck.trace import Trace
 
-pytestmark = pytest.mark.usefixtures("local_ray")
+pytestmark = [pytest.mark.usefixtures("local_ray"), pytest.mark.live]
 
 AGENT = ["--agent", "tests.distributed.agents:MessageAgent"]
 ENV = ["--env", "tests.distributed.agents:Counter"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import pickle
 import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import pytest
 from tests.distributed import agents
 from tests.distributed.agents import Counter, MessageAgent, broken_environment
 from tests.distributed.reports import comparable
+from tests.waiting import GUARD_S, wait_for_event, wait_until
 from trailcheck.cases import Case, Dataset
 from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent
 from trailcheck.distributed import RayRateLimiter, RayTrialExecutor
@@ -22,11 +23,12 @@ from trailcheck.distributed import rate_limit as distributed_rate_limit
 from trailcheck.distributed.ray_import import ray
 from trailcheck.distributed.trials import play_trial
 from trailcheck.errors import UsageError
+from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.plan import TrialPlan
 from trailcheck.run.results import TrialResult
 from trailcheck.run.runner import RunOptions, RunResult, run, run_async
 
-pytestmark = pytest.mark.usefixtures("local_ray")
+pytestmark = [pytest.mark.usefixtures("local_ray"), pytest.mark.live]
 
 EXPECTS_LOOKUP = {"expected_tools": ["lookup"]}
 
@@ -58,6 +60,7 @@ def test_the_support_demo_on_ray_reports_what_the_local_runner_reports() -> None
 
 def test_every_outcome_is_the_same_trial_on_ray_as_in_process() -> None:
     dataset = _dataset("ok", "crash", "infra", "hang")
+    # Short, yet only "hang" reaches it: the other agents never await (see MessageAgent).
     options = RunOptions(k=1, timeout_s=0.5)
     local = run(dataset, MessageAgent, Counter, options=options)
     remote = run(dataset, MessageAgent, Counter, options=options, executor=RayTrialExecutor())
@@ -117,6 +120,24 @@ class Finished:
         self.count += 1
 
 
+async def _polled(condition: Callable[[], object]) -> None:
+    """Return once ``condition()`` holds."""
+    while not condition():
+        await asyncio.sleep(0.05)  # pacing: nothing here notifies us
+
+
+def _free_cpus() -> float:
+    cpus: float = ray.available_resources().get("CPU", 0)
+    return cpus
+
+
+def _every_cpu_free_again() -> None:
+    """Wait for the CPUs of cancelled trials' tasks (their workers were ended; a killed worker
+    is reaped in seconds, more on a loaded machine), and leave Ray as the next test expects."""
+    wait_until(lambda: _free_cpus() >= 2, "the cancelled trials' CPUs to be free again")
+    assert _free_cpus() == 2
+
+
 def test_cancelling_the_run_cancels_its_ray_tasks_and_reports_the_finished_trials() -> None:
     finished = Finished()
 
@@ -126,29 +147,27 @@ def test_cancelling_the_run_cancels_its_ray_tasks_and_reports_the_finished_trial
                 _dataset("ok", "hang"),
                 MessageAgent,
                 Counter,
-                options=RunOptions(k=2, concurrency=4, timeout_s=900),
+                options=RunOptions(k=2, concurrency=4, timeout_s=None),
                 observer=finished,
                 executor=RayTrialExecutor(num_cpus=0.5),
             )
         )
-        while finished.count < 2:  # the fast trials are back; the hanging ones run on
-            await asyncio.sleep(0.1)
+        # The fast trials are back; the hanging ones run on until cancelled.
+        await wait_for_event(_polled(lambda: finished.count >= 2), "the fast trials to be back")
         task.cancel()
-        return await task
+        result: RunResult = await wait_for_event(task, "the cancelled run to return")
+        return result
 
-    result = asyncio.run(asyncio.wait_for(interrupted(), timeout=120))
+    result = asyncio.run(interrupted())
     assert result.report.partial
     assert [(t.case_id, t.status) for t in result.report.trials()] == [
         ("ok", "passed"),
         ("ok", "passed"),
     ]
     assert result.report.manifest["interrupted_trials"] == 2
-    # The hanging trials' tasks were cancelled: their CPUs are free long before the 600 s they
-    # would hang (a killed worker is reaped in seconds, more on a loaded machine).
-    deadline = time.monotonic() + 60
-    while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert ray.available_resources().get("CPU", 0) == 2
+    # The hanging trials' tasks were cancelled: their CPUs are free, though they would hang for
+    # ever.
+    _every_cpu_free_again()
 
 
 def test_a_plan_that_cannot_travel_to_the_workers_is_refused_in_one_line() -> None:
@@ -162,22 +181,56 @@ def test_a_plan_that_cannot_travel_to_the_workers_is_refused_in_one_line() -> No
         run(_dataset("ok"), holds_a_lock, Counter, executor=RayTrialExecutor())
 
 
-def test_a_rate_limit_is_one_bucket_for_every_worker() -> None:
+def test_a_rate_limit_is_one_bucket_for_every_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     # One token, then one every 1000 s: of four trials at once, each taking a token first, one
-    # gets it and three wait past their timeout. A bucket per worker process would let each of
-    # the four workers through.
-    options = RunOptions(k=2, rate_limit_per_s=0.001, timeout_s=8, concurrency=4)
-    executor = RayTrialExecutor(num_cpus=0.5)
-    result = run(
-        _dataset("limited a", "limited b"),
-        MessageAgent,
-        Counter,
-        options=options,
-        executor=executor,
-    )
-    statuses = [trial.status for trial in result.report.trials()]
-    assert sorted(statuses) == ["passed", "timeout", "timeout", "timeout"]
+    # gets it and three wait for the next, which comes long after their (generous) timeout. A
+    # bucket per worker process would let each of the four workers through. The waiting three
+    # end in one of two ways, and neither lets one through: once the four have asked the run's
+    # one bucket (the executor's cluster-wide limiter, kept here) and one is back, the run is
+    # cancelled and they are not trials; or, where Ray starts workers so slowly that their
+    # timeout comes first, they are timeouts.
+    shared: list[RayRateLimiter] = []
+    made_like = RayRateLimiter.like
+
+    def like(limiter: RateLimiter) -> RayRateLimiter:
+        shared.append(made_like(limiter))
+        return shared[-1]
+
+    monkeypatch.setattr(RayRateLimiter, "like", like)
+    finished = Finished()
+
+    def four_asked_and_one_back() -> bool:
+        return finished.count >= 1 and bool(shared) and shared[0].granted() == 4
+
+    async def limited_run() -> RunResult:
+        task = asyncio.ensure_future(
+            run_async(
+                _dataset("limited a", "limited b"),
+                MessageAgent,
+                Counter,
+                options=RunOptions(k=2, rate_limit_per_s=0.001, timeout_s=GUARD_S, concurrency=4),
+                observer=finished,
+                executor=RayTrialExecutor(num_cpus=0.5),
+            )
+        )
+        asked = asyncio.ensure_future(_polled(four_asked_and_one_back))
+        await asyncio.wait([task, asked], return_when=asyncio.FIRST_COMPLETED)
+        if asked.done():
+            asked.result()  # raises what asking the bucket raised
+        asked.cancel()
+        task.cancel()  # nothing to cancel when the run has ended
+        result: RunResult = await wait_for_event(task, "the run to return")
+        return result
+
+    result = asyncio.run(limited_run())
+    trials = result.report.trials()
+    statuses = [trial.status for trial in trials]
+    assert statuses.count("passed") == 1
+    assert set(statuses) <= {"passed", "timeout"}
+    assert len(trials) + result.report.manifest["interrupted_trials"] == 4  # type: ignore[operator]
+    assert len(shared) == 1
     assert result.report.manifest["harness"]["rate_limit_per_s"] == 0.001  # type: ignore[index,call-overload]
+    _every_cpu_free_again()
 
 
 def test_a_cluster_limiter_travels_as_its_actor() -> None:

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import pytest
 from pydantic import Field
 
+from tests.waiting import wait_for_event
 from trailcheck.capture import Recorder, SeededIds
 from trailcheck.environment import ToolError
 from trailcheck.guard import (
@@ -66,19 +67,20 @@ def test_three_async_tools_of_one_reply_run_concurrently_through_one_shared_limi
     async def standings(season: int) -> str:
         """Driver standings."""
         started.append("standings")
-        await asyncio.wait_for(all_started[0].wait(), timeout=2)  # a serial run times out
+        # Each tool holds until all three started: a serial run hangs here until the guard.
+        await wait_for_event(all_started[0].wait(), "all three tools to start together")
         return f"standings {season}"
 
     async def schedule(season: int) -> str:
         """The race calendar."""
         started.append("schedule")
-        await asyncio.wait_for(all_started[0].wait(), timeout=2)
+        await wait_for_event(all_started[0].wait(), "all three tools to start together")
         return f"schedule {season}"
 
     async def circuits(season: int) -> str:
         """The circuits."""
         started.append("circuits")
-        await asyncio.wait_for(all_started[0].wait(), timeout=2)
+        await wait_for_event(all_started[0].wait(), "all three tools to start together")
         return f"circuits {season}"
 
     def script(messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> Reply | str:

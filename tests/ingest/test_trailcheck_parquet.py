@@ -25,6 +25,8 @@ from trailcheck.ingest.formats import detect_format
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
 
+pytestmark = pytest.mark.live
+
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.waiting import wait_for_event
 from trailcheck.errors import InputError, UsageError
 from trailcheck.judge.judge import Judge
 from trailcheck.judge.labels import HumanLabel
@@ -95,13 +96,16 @@ def test_replaying_labelled_items_needs_no_trace(tmp_path: Path) -> None:
 
 
 class _Recording:
-    """Passes everything; fails loudly on item 'boom'; records how many judgings overlap."""
+    """Passes everything; fails loudly on item 'boom'; records how many judgings overlap. The
+    first judgings hold until two are under way at once, so judgings made one at a time never
+    finish (they hang until the guard)."""
 
     version = "rec-1"
 
     def __init__(self) -> None:
         self.active = 0
         self.most_active = 0
+        self.two_at_once = asyncio.Event()
 
     def describe(self) -> dict[str, Any]:
         return {}
@@ -109,7 +113,9 @@ class _Recording:
     async def judge(self, item: JudgeItem) -> Judging:
         self.active += 1
         self.most_active = max(self.most_active, self.active)
-        await asyncio.sleep(0.001)
+        if self.active == 2:
+            self.two_at_once.set()
+        await wait_for_event(self.two_at_once.wait(), "two judgings at once")
         self.active -= 1
         if item.item_id == "boom":
             raise RuntimeError("model said no")

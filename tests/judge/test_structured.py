@@ -21,6 +21,8 @@ from trailcheck.judge import Judging, RubricJudge, ask_verdict, verdict_json_sch
 from trailcheck.models import OpenAIChatModel, Reply, ScriptedModel, ToolDeclaration
 from trailcheck.trace import Message
 
+pytestmark = pytest.mark.live
+
 NO_KEY_ENV = "TRAILCHECK_TEST_UNSET_KEY"
 ASK = [Message(role="user", content="judge this")]
 

@@ -21,6 +21,8 @@ from trailcheck.store import Store
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
+pytestmark = pytest.mark.live
+
 app = typer.Typer()
 app.command("detect")(detect_command)
 app.command("clusters")(clusters_command)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from tests.waiting import forever
 from trailcheck.capture.recorder import Recorder
 from trailcheck.loop import builtin_rules, detect, parse_rules
 from trailcheck.testing import TraceBuilder
@@ -245,7 +246,7 @@ def test_crash_and_timeout_as_the_recorder_captures_them() -> None:
         stopped = Recorder(agent_name="a", input="hi")
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(0.01), stopped:
-                await asyncio.sleep(5)
+                await forever()  # the timeout always fires, however slow the machine
         crashing = Recorder(agent_name="a", input="hi")
         with contextlib.suppress(KeyError):
             async with crashing:

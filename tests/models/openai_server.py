@@ -14,17 +14,17 @@
         server.requests[0].body["messages"]
 
 ``POST /v1/chat/completions`` answers with the next scripted :class:`ScriptedResponse` (a
-``500`` saying so when none is left) and keeps each request's JSON body and headers. The server
-is uvicorn serving a FastAPI app in a background thread, on a socket bound to a free port; it
-stops (and the thread ends) when the ``with`` block does.
+``500`` saying so when none is left) and keeps each request's JSON body and headers. A
+:func:`no_answer` holds its request open, unanswered, until the client hangs up: a client timeout
+under test fires first however slow the machine, with no delay racing it. The server is uvicorn
+serving a FastAPI app in a background thread, on a socket bound to a free port; it stops (and the
+thread ends) when the ``with`` block does.
 """
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import threading
-import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,13 +33,16 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+
+from tests.waiting import GUARD_S, wait_until
 
 __all__ = [
     "OpenAIServer",
     "ReceivedRequest",
     "ScriptedResponse",
     "error_response",
+    "no_answer",
     "running_openai_server",
     "text_completion",
     "tool_call_completion",
@@ -48,12 +51,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ScriptedResponse:
-    """One answer of the server: a status, a JSON body, headers, and a delay before it."""
+    """One answer of the server: a status, a JSON body and headers; or, when ``held``, none:
+    the request stays open until the client hangs up (see :func:`no_answer`)."""
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,12 @@ def error_response(
     """An error answer shaped as the OpenAI API shapes them."""
     body = {"error": {"message": message, "type": "test_error", "param": None, "code": None}}
     return ScriptedResponse(status=status, body=body, headers=dict(headers or {}))
+
+
+def no_answer() -> ScriptedResponse:
+    """No answer: the request is held open until the client gives up and hangs up, so the
+    client's timeout is what ends it, never a delay on the server racing that timeout."""
+    return ScriptedResponse(held=True)
 
 
 def _completion(
@@ -163,8 +173,12 @@ class OpenAIServer:
                 scripted = self._script.popleft() if self._script else None
             if scripted is None:
                 scripted = error_response(500, "the test server's script has no response left")
-            if scripted.delay_s:
-                await asyncio.sleep(scripted.delay_s)
+            if scripted.held:
+                # The body is read, so the next message is the client's disconnect. (At the
+                # server's shutdown a request still held is cancelled.)
+                while (await request.receive())["type"] != "http.disconnect":
+                    pass
+                return Response(status_code=504)  # to nobody: the connection is gone
             return JSONResponse(
                 scripted.body, status_code=scripted.status, headers=scripted.headers
             )
@@ -173,7 +187,7 @@ class OpenAIServer:
 
 
 @contextmanager
-def running_openai_server(*, start_timeout_s: float = 10.0) -> Iterator[OpenAIServer]:
+def running_openai_server() -> Iterator[OpenAIServer]:
     """A server listening on 127.0.0.1 for the block; it stops and its thread ends after."""
     state = OpenAIServer()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -190,18 +204,20 @@ def running_openai_server(*, start_timeout_s: float = 10.0) -> Iterator[OpenAISe
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+
+    def started() -> bool:
+        if not thread.is_alive():
+            raise RuntimeError("the test OpenAI server stopped before it started")
+        return server.started
+
     thread.start()
     try:
-        deadline = time.monotonic() + start_timeout_s
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the test OpenAI server did not start")
-            time.sleep(0.01)
+        wait_until(started, "the test OpenAI server's start")
         state.base_url = f"http://127.0.0.1:{port}/v1"
         yield state
     finally:
         server.should_exit = True
-        thread.join(timeout=10)
+        thread.join(timeout=GUARD_S)
         sock.close()
         if thread.is_alive():
             raise RuntimeError("the test OpenAI server did not stop")

@@ -15,10 +15,12 @@ from pydantic import BaseModel
 from tests.models.openai_server import (
     OpenAIServer,
     error_response,
+    no_answer,
     running_openai_server,
     text_completion,
     tool_call_completion,
 )
+from tests.waiting import GUARD_S
 from trailcheck.errors import InfraError, UsageError
 from trailcheck.models import (
     RAW_ARGUMENTS_KEY,
@@ -29,6 +31,8 @@ from trailcheck.models import (
 from trailcheck.models.openai_chat import LOOPBACK_PLACEHOLDER_KEY
 from trailcheck.rate_limit import Backoff, RateLimiter
 from trailcheck.trace import Message, MessageToolCall, Usage
+
+pytestmark = pytest.mark.live
 
 NO_KEY_ENV = "TRAILCHECK_TEST_UNSET_KEY"
 
@@ -58,12 +62,13 @@ class Sleeps:
 def make_model(
     server: OpenAIServer, sleeps: Sleeps | None = None, **settings: Any
 ) -> OpenAIChatModel:
+    """A model of ``server``; its request timeout is only a guard, unless a test sets one."""
     return OpenAIChatModel(
         "test-model",
         base_url=server.base_url,
         api_key_env=NO_KEY_ENV,
         sleep=sleeps or Sleeps(),
-        **settings,
+        **{"timeout": GUARD_S, **settings},
     )
 
 
@@ -273,8 +278,7 @@ def test_401_names_the_key_variable(server: OpenAIServer) -> None:
 
 
 def test_a_timeout_is_retried_then_an_infra_error(server: OpenAIServer) -> None:
-    slow = text_completion("too late")
-    server.enqueue(*(type(slow)(body=slow.body, delay_s=0.6) for _ in range(2)))
+    server.enqueue(no_answer(), no_answer())  # held until the client's timeout gives up
     sleeps = Sleeps()
     with pytest.raises(InfraError, match=r"request timed out after 2 attempts"):
         asyncio.run(complete(make_model(server, sleeps, timeout=0.1, max_retries=1), USER))
@@ -282,19 +286,22 @@ def test_a_timeout_is_retried_then_an_infra_error(server: OpenAIServer) -> None:
 
 
 def test_a_refused_connection_is_retried_then_an_infra_error() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     sleeps = Sleeps()
-    model = OpenAIChatModel(
-        "m",
-        base_url=f"http://127.0.0.1:{port}/v1",
-        api_key_env=NO_KEY_ENV,
-        max_retries=2,
-        sleep=sleeps,
-    )
-    with pytest.raises(InfraError, match=r"request failed after 3 attempts"):
-        asyncio.run(complete(model, USER))
+    # The port stays bound, never listening, for the whole test: refused every time, and no
+    # other process can start listening on it meanwhile.
+    with socket.socket() as unlistened:
+        unlistened.bind(("127.0.0.1", 0))
+        port = unlistened.getsockname()[1]
+        model = OpenAIChatModel(
+            "m",
+            base_url=f"http://127.0.0.1:{port}/v1",
+            api_key_env=NO_KEY_ENV,
+            max_retries=2,
+            timeout=GUARD_S,
+            sleep=sleeps,
+        )
+        with pytest.raises(InfraError, match=r"request failed after 3 attempts"):
+            asyncio.run(complete(model, USER))
     assert len(sleeps.waits) == 2
 
 
@@ -326,7 +333,7 @@ def test_a_copy_for_another_process_carries_no_key_and_reads_its_own(
 ) -> None:
     monkeypatch.setenv("MY_KEY", "sk-secret-of-the-driver")
     server.enqueue(text_completion("before"), text_completion("after"))
-    model = OpenAIChatModel("m", base_url=server.base_url, api_key_env="MY_KEY")
+    model = OpenAIChatModel("m", base_url=server.base_url, api_key_env="MY_KEY", timeout=GUARD_S)
     assert asyncio.run(complete(model, USER)).text == "before"  # a client made: it stays here
     sent = pickle.dumps(model)
     assert b"sk-secret" not in sent

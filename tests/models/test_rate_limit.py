@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from email.utils import format_datetime
+from typing import Self
 
 import pytest
 
@@ -131,13 +132,21 @@ def test_backoff_grows_exponentially_to_its_cap_less_its_jitter() -> None:
     assert backoff.delay(2, 0.999) == pytest.approx(0.5, abs=0.001)
 
 
-def test_retry_after_reads_seconds_milliseconds_and_dates() -> None:
+class FrozenDatetime(datetime):
+    """``datetime`` whose ``now()`` is always the same instant: a Retry-After date's wait is
+    then exact, however long the test takes."""
+
+    @classmethod
+    def now(cls, tz: tzinfo | None = None) -> Self:
+        return cls(2026, 6, 19, 12, 0, 0, tzinfo=tz)
+
+
+def test_retry_after_reads_seconds_milliseconds_and_dates(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("trailcheck.rate_limit.datetime", FrozenDatetime)
     assert retry_after_seconds({"retry-after": "3"}) == 3.0
     assert retry_after_seconds({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
     assert retry_after_seconds({"retry-after": "-4"}) == 0.0
     assert retry_after_seconds({}) is None
     assert retry_after_seconds({"retry-after": "soon"}) is None
-    in_a_minute = format_datetime(datetime.now(UTC) + timedelta(seconds=60), usegmt=True)
-    seconds = retry_after_seconds({"retry-after": in_a_minute})
-    assert seconds is not None
-    assert 50 < seconds <= 60
+    in_a_minute = format_datetime(FrozenDatetime.now(UTC) + timedelta(seconds=60), usegmt=True)
+    assert retry_after_seconds({"retry-after": in_a_minute}) == 60.0

@@ -31,6 +31,8 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 
+from tests.waiting import GUARD_S
+
 __all__ = [
     "Answer",
     "Received",
@@ -142,9 +144,9 @@ def running_receiver() -> Iterator[Receiver]:
     try:
         yield receiver
     finally:
-        server.shutdown()
+        server.shutdown()  # returns once serve_forever has ended
         server.server_close()
-        thread.join(timeout=5)
+        thread.join(GUARD_S)  # a guard: the thread has nothing left to do
 
 
 def dead_endpoint() -> str:

@@ -19,6 +19,8 @@ from trailcheck.run.results import RunReport
 
 from .conftest import HOSTILE_OUTPUT
 
+pytestmark = pytest.mark.live
+
 
 class Parsed(HTMLParser):
     """Every start tag with its attributes, and the text inside each ``data-testid`` element."""

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
 from opentelemetry.proto.logs.v1.logs_pb2 import SEVERITY_NUMBER_INFO
 
 from tests.report.evaluated import ANSWER, INPUT, ROOT_ID, TRACE_ID, hex_trace
 from tests.report.otlp_receiver import attributes, running_receiver
+from tests.waiting import GUARD_S
 from trailcheck import __version__
 from trailcheck.cases import Case
 from trailcheck.report.otel_results import (
@@ -17,6 +21,8 @@ from trailcheck.report.otel_results import (
 )
 from trailcheck.report.otlp_http import logs_target
 from trailcheck.scorers import Grade, Score, ScorerFailure, grade
+
+pytestmark = pytest.mark.live
 
 
 def test_a_score_becomes_one_info_event_on_the_root_span() -> None:
@@ -117,7 +123,8 @@ def test_records_go_in_batches() -> None:
         for i in range(5)
     ]
     with running_receiver() as receiver:
-        outcome = emit_results(results, logs_target(receiver.endpoint), run_id="r", batch_size=2)
+        target = replace(logs_target(receiver.endpoint), timeout_s=GUARD_S)  # a guard, not 10 s
+        outcome = emit_results(results, target, run_id="r", batch_size=2)
     assert (outcome.sent, outcome.total, outcome.problem) == (5, 5, None)
     assert [
         len(r.request().resource_logs[0].scope_logs[0].log_records) for r in receiver.received

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.report.otlp_receiver import Answer, dead_endpoint, running_receiver
+from tests.waiting import GUARD_S
 from trailcheck.errors import UsageError
 from trailcheck.report.otlp_http import (
     DEFAULT_RETRY_AFTER_S,
@@ -18,7 +19,15 @@ from trailcheck.report.otlp_http import (
     retry_after_s,
 )
 
+pytestmark = pytest.mark.live
+
 BODY = (3, b"\x0a\x00")  # three records, as far as the counting goes
+
+
+def _target(endpoint: str, headers: dict[str, str] | None = None) -> OtlpTarget:
+    """The receiver's target; its request timeout a guard, so that a busy machine answering
+    slowly is never taken for a receiver that does not answer."""
+    return OtlpTarget(logs_url(endpoint), headers or {}, timeout_s=GUARD_S)
 
 
 @pytest.mark.parametrize(
@@ -68,7 +77,7 @@ def test_a_busy_receiver_gets_one_retry_after_what_it_asks() -> None:
     waits: list[float] = []
     with running_receiver() as receiver:
         receiver.enqueue(Answer(503, retry_after="2"), Answer(200))
-        target = OtlpTarget(logs_url(receiver.endpoint), {"authorization": "Bearer t"})
+        target = _target(receiver.endpoint, {"authorization": "Bearer t"})
         outcome = post_logs(target, [BODY], total=3, sleep=waits.append)
     assert (outcome.sent, outcome.problem) == (3, None)
     assert waits == [2.0]
@@ -82,7 +91,7 @@ def test_a_busy_receiver_gets_one_retry_after_what_it_asks() -> None:
 def test_busy_twice_is_one_warning_and_the_rest_is_not_sent() -> None:
     with running_receiver() as receiver:
         receiver.enqueue(Answer(429, retry_after="0"), Answer(429, retry_after="0"))
-        target = OtlpTarget(logs_url(receiver.endpoint))
+        target = _target(receiver.endpoint)
         outcome = post_logs(target, [BODY, BODY], total=6, sleep=lambda _: None)
     assert len(receiver.received) == 2
     assert outcome.sent == 0
@@ -95,7 +104,7 @@ def test_busy_twice_is_one_warning_and_the_rest_is_not_sent() -> None:
 def test_a_wait_longer_than_the_cap_is_not_retried() -> None:
     with running_receiver() as receiver:
         receiver.enqueue(Answer(503, retry_after="60"))
-        target = OtlpTarget(logs_url(receiver.endpoint))
+        target = _target(receiver.endpoint)
         outcome = post_logs(target, [BODY], total=3, sleep=pytest.fail)
     assert len(receiver.received) == 1
     assert outcome.problem is not None
@@ -105,7 +114,7 @@ def test_a_wait_longer_than_the_cap_is_not_retried() -> None:
 def test_other_errors_are_not_retried() -> None:
     with running_receiver() as receiver:
         receiver.enqueue(Answer(400))
-        outcome = post_logs(OtlpTarget(logs_url(receiver.endpoint)), [BODY, BODY], total=6)
+        outcome = post_logs(_target(receiver.endpoint), [BODY, BODY], total=6)
     assert len(receiver.received) == 1
     assert outcome.problem == "HTTP 400 Bad Request"
 
@@ -113,7 +122,7 @@ def test_other_errors_are_not_retried() -> None:
 def test_records_the_receiver_rejects_are_not_counted_as_sent() -> None:
     with running_receiver() as receiver:
         receiver.enqueue(Answer(200, rejected=1))
-        outcome = post_logs(OtlpTarget(logs_url(receiver.endpoint)), [BODY, BODY], total=6)
+        outcome = post_logs(_target(receiver.endpoint), [BODY, BODY], total=6)
     assert outcome.sent == 5
     assert outcome.problem == "the receiver rejected 1 record(s): too old"
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Annotated, Any
 
 from opentelemetry.sdk.trace import TracerProvider
 from pydantic import Field
 
+from tests.waiting import forever
 from trailcheck.cases import Case, Dataset
 from trailcheck.environment import ToolError
 from trailcheck.run import FrameworkAgent, TelemetryContext
@@ -129,7 +129,7 @@ def make_async(context: TelemetryContext) -> FrameworkAgent:
     """An async agent; what it returns is not the answer the trace records."""
 
     async def respond(message: str) -> str:
-        await asyncio.sleep(0.01)  # let concurrent trials interleave
+        await asyncio.sleep(0)  # a turn for the other trials: their spans interleave with ours
         instrumented_turn(context.tracer_provider, context.tools, message)
         return "not what the telemetry says"
 
@@ -140,7 +140,6 @@ def make_sync(context: TelemetryContext) -> FrameworkAgent:
     """A sync agent: the runner calls it in a thread, where the trial span is current too."""
 
     def respond(message: str) -> None:
-        time.sleep(0.01)
         instrumented_turn(context.tracer_provider, context.tools, message)
 
     return respond
@@ -166,10 +165,12 @@ def make_crashing(context: TelemetryContext) -> FrameworkAgent:
 
 
 def make_hanging(context: TelemetryContext) -> FrameworkAgent:
+    """Opens a span and hangs in it until cancelled."""
+
     async def respond(message: str) -> None:
         tracer = context.tracer_provider.get_tracer("tests.handmade.agent")
         with tracer.start_as_current_span("invoke_agent ledger"):
-            await asyncio.sleep(60)
+            await forever()
 
     return respond
 

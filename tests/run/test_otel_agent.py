@@ -3,8 +3,12 @@ SDK's API (``tests.run.otel_agents``), each trial's trace collected from the spa
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from opentelemetry import trace as otel_trace
@@ -24,14 +28,24 @@ from tests.run.otel_agents import (
     make_silent,
     make_sync,
 )
+from tests.waiting import GUARD_S, wait_for_event
 from trailcheck.capture import TraceCollector
 from trailcheck.cases import dump_dataset
 from trailcheck.cli import run_cli
 from trailcheck.errors import UsageError
-from trailcheck.run import FrameworkAgent, OtelAgent, RunOptions, TelemetryContext, run
+from trailcheck.run import (
+    FrameworkAgent,
+    OtelAgent,
+    OtelAgentFactory,
+    RunOptions,
+    TelemetryContext,
+    run,
+)
 from trailcheck.run.otel_trial import TRIAL_SPAN_NAME
 from trailcheck.run.results import load_report
 from trailcheck.run.trial_spans import sdk_tracer_provider, trial_router
+
+pytestmark = pytest.mark.live
 
 
 @pytest.fixture
@@ -78,12 +92,51 @@ def test_trace_ids_follow_the_seed_as_native_trials_do(provider: TracerProvider)
     assert len(set(ids)) == 2
 
 
+def meeting(factory: OtelAgentFactory, parties: int) -> OtelAgentFactory:
+    """``factory``'s agents, but the first ``parties`` turns of the run each wait until all of
+    them have begun: that many trials are running at once when they emit their spans."""
+    arrivals = 0
+    counting = threading.Lock()
+    barrier = threading.Barrier(parties)  # for sync agents, each in a thread of its own
+    everyone = asyncio.Event()  # for async agents, all on the run's event loop
+
+    def arrive() -> int:
+        nonlocal arrivals
+        with counting:
+            arrivals += 1
+            return arrivals
+
+    def make(context: TelemetryContext) -> FrameworkAgent:
+        agent = factory(context)
+        if inspect.iscoroutinefunction(agent):
+
+            async def respond_async(message: str) -> Any:
+                arrived = arrive()
+                if arrived == parties:
+                    everyone.set()
+                elif arrived < parties:
+                    await wait_for_event(everyone.wait(), f"{parties} trials to run at once")
+                return await agent(message)
+
+            return respond_async
+
+        def respond(message: str) -> Any:
+            if arrive() <= parties:
+                barrier.wait(GUARD_S)
+            return agent(message)
+
+        return respond
+
+    return make
+
+
 @pytest.mark.parametrize("factory", [make_async, make_sync], ids=["async", "sync"])
 def test_concurrent_trials_each_get_only_their_own_spans(
-    provider: TracerProvider, factory: object
+    provider: TracerProvider, factory: OtelAgentFactory
 ) -> None:
     inputs = [f"Add 5 to the ledger, request {n}." for n in range(6)]
-    agent = OtelAgent(factory, tracer_provider=provider)  # type: ignore[arg-type]
+    # The first eight trials (the concurrency) all emit their spans while all eight run.
+    agent = OtelAgent(meeting(factory, 8), tracer_provider=provider)
     result = run(ledger_dataset(*inputs), agent, ledger, options=RunOptions(k=3, concurrency=8))
 
     assert [t.status for t in result.report.trials()] == ["passed"] * 18
@@ -179,7 +232,8 @@ def test_a_factory_that_raises_crashes(provider: TracerProvider) -> None:
 def test_an_agent_past_the_timeout_is_a_timeout_with_its_partial_trace(
     provider: TracerProvider,
 ) -> None:
-    agent = OtelAgent(make_hanging, tracer_provider=provider, settle_s=1)
+    # The settle window is only a guard: cancelling the agent ended its spans at once.
+    agent = OtelAgent(make_hanging, tracer_provider=provider, settle_s=GUARD_S)
     result = run(ledger_dataset(), agent, ledger, options=RunOptions(timeout_s=0.2))
     [trial] = result.report.trials()
     assert trial.status == "timeout"
@@ -189,20 +243,25 @@ def test_an_agent_past_the_timeout_is_a_timeout_with_its_partial_trace(
 
 
 def test_a_sync_agent_past_the_timeout_does_not_hold_up_the_run(provider: TracerProvider) -> None:
-    import threading
-
-    release = threading.Event()
+    release, returned = threading.Event(), threading.Event()
 
     def make(context: TelemetryContext) -> FrameworkAgent:
-        return lambda message: release.wait(30)
+        def respond(message: str) -> None:
+            release.wait(GUARD_S)  # released by the test once the run has returned
+            returned.set()
 
-    agent = OtelAgent(make, tracer_provider=provider, settle_s=0.1)
+        return respond
+
+    # The settle window is only a guard: the agent emitted no span, the trial span ended.
+    agent = OtelAgent(make, tracer_provider=provider, settle_s=GUARD_S)
     try:
         result = run(ledger_dataset(), agent, ledger, options=RunOptions(timeout_s=0.2))
+        agent_still_running = not returned.is_set()
     finally:
         release.set()
     [trial] = result.report.trials()
     assert trial.status == "timeout"
+    assert agent_still_running  # the run returned without waiting for the agent's thread
 
 
 def test_two_trials_cannot_share_a_trace_id(provider: TracerProvider) -> None:
@@ -238,17 +297,18 @@ def test_a_global_provider_that_is_not_the_sdks_is_refused(
 
 
 def test_a_cancelled_run_releases_its_trials_trace_ids(provider: TracerProvider) -> None:
-    import asyncio
-
     from trailcheck.run import run_async
+
+    async def registered() -> None:
+        while not trial_router(provider).routes:
+            await asyncio.sleep(0.01)  # pacing: the router tells no one when a trial registers
 
     async def cancel_midway() -> None:
         agent = OtelAgent(make_hanging, tracer_provider=provider)
         task = asyncio.ensure_future(run_async(ledger_dataset(), agent, ledger))
-        while not trial_router(provider).routes:
-            await asyncio.sleep(0.01)
+        await wait_for_event(registered(), "the trial to register its trace id")
         task.cancel()
-        result = await task
+        result = await wait_for_event(task, "the cancelled run to return")
         assert result.report.partial
 
     asyncio.run(cancel_midway())

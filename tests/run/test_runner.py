@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 
+from tests.waiting import forever, wait_for_event
 from trailcheck.cases import Case, Dataset, ToolFault
 from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent, v2_agent
 from trailcheck.environment import ToolError
 from trailcheck.errors import InfraError, UsageError
 from trailcheck.run.agent import TrialContext
+from trailcheck.run.results import TrialResult
 from trailcheck.run.runner import RunOptions, run, run_async
 
 EXPECTS_LOOKUP = {"expected_tools": ["lookup"]}
@@ -39,7 +41,9 @@ class Counter:
 
 
 class ScriptAgent:
-    """Calls ``lookup`` once per turn, then behaves as ``mode`` says."""
+    """Calls ``lookup`` once per turn, then behaves as ``mode`` says. Only ``hang`` awaits (for
+    ever): the others never give the event loop a turn during their trial, so no trial timeout
+    can fire in them, however slow the machine."""
 
     def __init__(self, mode: str = "ok", seen: list[Any] | None = None) -> None:
         self.mode = mode
@@ -57,7 +61,7 @@ class ScriptAgent:
         except ToolError as error:
             result = {"error": str(error)}
         if self.mode == "hang":
-            await asyncio.sleep(30)
+            await forever()
         return f"looked up {message}: {result}"
 
 
@@ -99,6 +103,7 @@ def test_every_outcome_is_a_trial_with_its_reason() -> None:
         _dataset(*cases),
         factory,
         Counter,
+        # Short, yet only "hang" reaches it: the other agents never await (see ScriptAgent).
         options=RunOptions(k=1, concurrency=1, timeout_s=0.2),
     )
     trials = {trial.case_id: trial for trial in result.report.trials()}
@@ -202,17 +207,22 @@ def test_environment_that_cannot_start_is_an_infra_error() -> None:
 
 
 class SlowAgent:
+    """Answers after ``delay`` seconds; with no delay, never (it waits until cancelled)."""
+
     running = 0
     peak = 0
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float | None) -> None:
         self.delay = delay
 
     async def respond(self, message: str, context: TrialContext) -> str:
         SlowAgent.running += 1
         SlowAgent.peak = max(SlowAgent.peak, SlowAgent.running)
         try:
-            await asyncio.sleep(self.delay)
+            if self.delay is None:
+                await forever()
+            else:
+                await asyncio.sleep(self.delay)
             context.tools[0](key=message)
         finally:
             SlowAgent.running -= 1
@@ -249,21 +259,42 @@ def test_one_rate_limiter_is_shared_by_every_trial() -> None:
     assert None not in {context.rate_limiter for _, context in seen}
 
 
+class Finished:
+    """A :class:`~trailcheck.run.runner.RunObserver` whose ``all_back`` is set once ``expected``
+    trials have finished."""
+
+    def __init__(self, expected: int) -> None:
+        self.expected = expected
+        self.trials: list[TrialResult] = []
+        self.all_back = asyncio.Event()
+
+    def started(self, total: int) -> None:
+        pass
+
+    def finished(self, trial: TrialResult) -> None:
+        self.trials.append(trial)
+        if len(self.trials) >= self.expected:
+            self.all_back.set()
+
+
 def test_cancelling_the_run_returns_a_partial_report_of_the_finished_trials() -> None:
-    delays = iter([0.0, 0.0, 0.0, 10.0, 10.0])
+    # The manifest's agent, then the trials in order: the fast ones answer, the slow ones never.
+    delays = iter([0.0, 0.0, 0.0, None, None])
 
     async def interrupted() -> Any:
+        finished = Finished(expected=2)
         task = asyncio.ensure_future(
             run_async(
                 _dataset(_case("fast"), _case("slow")),
                 lambda: SlowAgent(next(delays)),
                 Counter,
                 options=RunOptions(k=2, concurrency=4),
+                observer=finished,
             )
         )
-        await asyncio.sleep(0.3)
+        await wait_for_event(finished.all_back.wait(), "the two fast trials to finish")
         task.cancel()
-        return await task
+        return await wait_for_event(task, "the cancelled run to return its partial report")
 
     result = asyncio.run(interrupted())
     assert result.report.partial

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import pytest
 from pydantic import Field
 
+from tests.waiting import forever, wait_for_event
 from trailcheck.capture import Recorder, SeededIds
 from trailcheck.environment import ToolError
 from trailcheck.errors import UsageError
@@ -219,13 +220,13 @@ def test_calls_of_one_reply_run_concurrently_and_answer_in_call_order() -> None:
     async def ping(name: str) -> str:
         """Waits for pong: deadlocks unless both run at once."""
         events["ping"].set()
-        await asyncio.wait_for(events["pong"].wait(), timeout=5)
+        await wait_for_event(events["pong"].wait(), "pong to run alongside ping")
         return f"ping {name}"
 
     async def pong(name: str) -> str:
         """Waits for ping."""
         events["pong"].set()
-        await asyncio.wait_for(events["ping"].wait(), timeout=5)
+        await wait_for_event(events["ping"].wait(), "ping to run alongside pong")
         return f"pong {name}"
 
     def reply(messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> Reply | str:
@@ -253,7 +254,7 @@ def test_a_failing_call_cancels_its_siblings() -> None:
     async def slow() -> str:
         """Slow."""
         try:
-            await asyncio.sleep(10)
+            await forever()  # only the failing sibling's cancelling can end it
         except asyncio.CancelledError:
             cancelled.append("slow")
             raise

@@ -17,6 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceS
 from typer.testing import CliRunner
 
 from tests.serve.otlp_bodies import TOOL, TRACE_A, protobuf_body, tool_span
+from tests.waiting import GUARD_S
 from trailcheck.commands import serve_impl as serve_module
 from trailcheck.commands.serve import serve_command
 from trailcheck.errors import UsageError
@@ -97,7 +98,7 @@ def test_spans_sent_to_the_commands_grpc_receiver_land_in_the_apps_store(
         try:
             with grpc_module.insecure_channel(grpc.address) as channel:
                 request = ExportTraceServiceRequest.FromString(protobuf_body(tool_span()))
-                TraceServiceStub(channel).Export(request, timeout=10)
+                TraceServiceStub(channel).Export(request, timeout=GUARD_S)
             pending.extend(app.state.intake.store.pending_payloads(TRACE_A))
         finally:
             grpc.stop()

@@ -2,15 +2,15 @@
 
 The real ``trailcheck serve`` runs as a subprocess over a store (SQLite, and PostgreSQL when one
 is running). Four sender threads post OTLP/HTTP protobuf batches, each a few whole traces with
-fresh ids, retrying a batch that got no answer (or a 503) as an exporter does, a bounded number
-of times. Mid-stream, once some batches were acknowledged and while the senders are still
-sending, the server is killed with SIGKILL and started again over the same database; the senders
-go on against the new one. When they are done and the new server's sweep has emptied the pending
-table, the store is read: every span of every acknowledged batch is in a stored trace, every
-stored trace is exactly the trace that was sent (never half of it), nothing is stored that was
-not sent, and nothing is pending or quarantined. Three rounds per backend, chained: the server
-that came up after one round's kill is the one the next round kills, and each round checks
-everything sent so far.
+fresh ids, retrying a batch that got no answer (or a 503) as an exporter does. Mid-stream, once
+some batches were acknowledged and while the senders are still sending (each holds its last batch
+until the kill), the server is killed with SIGKILL and started again over the same database; the
+senders go on against the new one. When they are done and the new server's sweep has emptied
+the pending table, the store is read: every span of every acknowledged batch is in a stored
+trace, every stored trace is exactly the trace that was sent (never half of it), nothing is stored
+that was not sent, and nothing is pending or quarantined. Three rounds per backend, chained:
+the server that came up after one round's kill is the one the next round kills, and each round
+checks everything sent so far.
 
 ``pytest -q tests/serve/test_crash_safety.py -s`` prints each round's figures.
 """
@@ -18,8 +18,8 @@ everything sent so far.
 from __future__ import annotations
 
 import http.client
+import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -29,39 +29,38 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
 from tests.serve.otlp_bodies import agent_span, llm_span, protobuf_body, tool_span
+from tests.waiting import GUARD_S, wait_until
 from trailcheck.store import Store
+
+pytestmark = pytest.mark.live
 
 ROUNDS = 3
 SENDERS = 4
 BATCHES_PER_SENDER = 12
 TRACES_PER_BATCH = 3  # each trace: the ended root, a model call, two tool calls
 KILL_AFTER_ACKED = 10  # batches acknowledged in this round before the kill
-ATTEMPTS = 40  # per batch, RETRY_PAUSE_S apart: longer than a restart takes
+# Spacing of a sender's retries, as an exporter's backoff: pacing, not a deadline. A batch is
+# retried until it is acknowledged (however long the restart takes) or refused for good; only
+# GUARD_S without an acknowledgement (a hang) makes its sender give it up.
 RETRY_PAUSE_S = 0.15
-REQUEST_TIMEOUT_S = 2.0
-START_DEADLINE_S = 20.0
-SWEEP_DEADLINE_S = 15.0
 RETRIED = {429, 502, 503, 504}  # what OTLP exporters retry
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+# uvicorn's line once the app has started and the socket listens, naming the port the OS gave.
+LISTENING = re.compile(rb"Uvicorn running on http://127\.0\.0\.1:(\d+) ")
 
 
 class Server:
-    """``trailcheck serve`` over ``db`` in a subprocess, on a port of its own, logging to
+    """``trailcheck serve`` over ``db`` in a subprocess, on a port the OS picks, logging to
     ``log``; :meth:`kill` is ``kill -9``."""
 
     def __init__(self, db: str, log: Path) -> None:
-        self.port = _free_port()
         self.log = log
+        start = log.stat().st_size if log.exists() else 0  # the log is shared across restarts
         command = [
             sys.executable,
             "-m",
@@ -72,29 +71,34 @@ class Server:
             "--host",
             "127.0.0.1",
             "--port",
-            str(self.port),
+            "0",
             "--no-grpc",
             "--settle",
             "0",
         ]
         with log.open("ab") as sink:
             self.process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + START_DEADLINE_S
-        while True:
-            assert self.process.poll() is None, f"the server exited while starting:\n{self.tail()}"
-            assert time.monotonic() < deadline, f"the server did not listen:\n{self.tail()}"
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
+        try:
+            self.port = wait_until(lambda: self._listening(start), "the server listening")
+        except BaseException:
+            self.process.kill()  # not left running behind a failed test
+            self.process.wait(GUARD_S)
+            raise
+
+    def _listening(self, start: int) -> int | None:
+        """The port, once this process's part of the log says it listens."""
+        assert self.process.poll() is None, f"the server exited while starting:\n{self.tail()}"
+        with self.log.open("rb") as lines:
+            lines.seek(start)
+            found = LISTENING.search(lines.read())
+        return int(found[1]) if found else None
 
     def tail(self) -> str:
         return self.log.read_text(errors="replace")[-3000:]
 
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
+        self.process.wait(GUARD_S)  # a guard: SIGKILL cannot be caught
         assert self.process.returncode == -signal.SIGKILL
 
 
@@ -136,10 +140,15 @@ class Traffic:
     in_flight: int = 0  # requests sent and not yet answered
     lock: threading.Lock = field(default_factory=threading.Lock)
     threads: list[threading.Thread] = field(default_factory=list)
+    # Set once the server was killed: each sender holds its last batch until then, so the kill
+    # always finds senders still sending, however the threads are scheduled.
+    killed: threading.Event = field(default_factory=threading.Event)
+    stopped: threading.Event = field(default_factory=threading.Event)  # the test ended: give up
 
     def post(self, batch: Batch) -> int | None:
-        """The status of one attempt; None when no answer came (refused, reset, timed out)."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S)
+        """The status of one attempt; None when no answer came (refused, reset). A killed
+        server's connections are reset at once, so the timeout is only a guard."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=GUARD_S)
         try:
             connection.request(
                 "POST",
@@ -159,8 +168,11 @@ class Traffic:
         return response.status
 
     def send(self, batches: list[Batch]) -> None:
-        for batch in batches:
-            while batch.attempts < ATTEMPTS:
+        for number, batch in enumerate(batches, start=1):
+            if number == len(batches):
+                self.killed.wait(GUARD_S)  # a guard: the test kills once enough are acknowledged
+            guard = time.monotonic() + GUARD_S
+            while time.monotonic() < guard and not self.stopped.is_set():
                 batch.attempts += 1
                 with self.lock:
                     self.in_flight += 1
@@ -182,12 +194,17 @@ class Traffic:
             thread.start()
             self.threads.append(thread)
 
+    def stop(self) -> None:
+        """End the senders early (a failed test): no batch is tried again."""
+        self.stopped.set()
+        self.killed.set()
+
     def running(self) -> int:
         return sum(thread.is_alive() for thread in self.threads)
 
     def join(self) -> None:
         for thread in self.threads:
-            thread.join(ATTEMPTS * (RETRY_PAUSE_S + REQUEST_TIMEOUT_S) * BATCHES_PER_SENDER)
+            thread.join(GUARD_S)  # a guard: a sender ends once its batches are answered
         assert self.running() == 0, "a sender did not stop"
 
     def all(self) -> Iterator[Batch]:
@@ -197,12 +214,15 @@ class Traffic:
 
 def _settled(store: Store) -> dict[str, set[str]]:
     """Once the sweep has emptied the pending table: the stored traces' span ids by trace."""
-    deadline = time.monotonic() + SWEEP_DEADLINE_S
-    while (held := store.pending_traces()) and not any(t.quarantined for t in held):
-        assert time.monotonic() < deadline, f"still pending after the sweep: {held[:3]}"
-        time.sleep(0.1)
+    wait_until(
+        lambda: not (held := store.pending_traces()) or any(t.quarantined for t in held),
+        "the new server's sweep emptying the pending table",
+        poll_s=0.1,
+    )
+    held = store.pending_traces()
     quarantined = [(t.trace_id, t.reason) for t in held if t.quarantined]
     assert not quarantined, f"quarantined after the crash: {quarantined[:3]}"
+    assert not held, f"still pending after the sweep: {held[:3]}"
     return {t.trace_id: {s.span_id for s in t.spans} for t in store.iter_traces()}
 
 
@@ -211,20 +231,24 @@ def test_every_acknowledged_span_survives_kill_9(store_url: str, tmp_path: Path)
     server = Server(store_url, log)
     sent: dict[str, set[str]] = {}
     acknowledged: dict[str, set[str]] = {}
+    traffic: Traffic | None = None
     try:
         for round_number in range(1, ROUNDS + 1):
             traffic = Traffic(server.port)
             traffic.start()
-            deadline = time.monotonic() + START_DEADLINE_S
-            while traffic.acked < KILL_AFTER_ACKED:
-                assert time.monotonic() < deadline, f"too few acknowledged:\n{server.tail()}"
+
+            def enough_acknowledged(traffic: Traffic = traffic, server: Server = server) -> bool:
+                assert server.process.poll() is None, f"the server exited:\n{server.tail()}"
                 assert traffic.running(), "the senders finished before the kill"
-                time.sleep(0.005)
+                return traffic.acked >= KILL_AFTER_ACKED
+
+            wait_until(enough_acknowledged, f"{KILL_AFTER_ACKED} batches acknowledged")
             with traffic.lock:
                 server.kill()
                 senders_at_kill = traffic.running()
                 acked_at_kill = traffic.acked
                 in_flight_at_kill = traffic.in_flight
+            traffic.killed.set()  # the held last batches go, to the dead port first
             server = Server(store_url, log)
             traffic.port = server.port
             traffic.join()
@@ -266,5 +290,7 @@ def test_every_acknowledged_span_survives_kill_9(store_url: str, tmp_path: Path)
             partial = {t: s for t, s in stored.items() if s != sent[t]}
             assert not partial, f"half-stored: {list(partial.items())[:3]}; {figures}"
     finally:
+        if traffic is not None:
+            traffic.stop()
         if server.process.poll() is None:
             server.kill()

@@ -9,18 +9,20 @@ dependency, so the request is the one it sends, built here and posted with httpx
 from __future__ import annotations
 
 import gzip
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.serve.live_server import DEADLINE_S, live_server
+from tests.serve.live_server import live_server
 from tests.serve.otlp_bodies import ROOT, TOOL, TRACE_A, agent_span, protobuf_body, tool_span
+from tests.waiting import GUARD_S, wait_until
 from trailcheck.serve import create_app
 from trailcheck.store import Store, UnknownTraceError
 from trailcheck.trace import Trace
+
+pytestmark = pytest.mark.live
 
 TOKEN = "e2e-token"
 
@@ -34,13 +36,15 @@ def endpoint(tmp_path: Path) -> Iterator[tuple[str, Store]]:
 
 
 def _stored(store: Store, trace_id: str) -> Trace:
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
+    """The trace once the background sweep has completed it."""
+
+    def completed() -> Trace | None:
         try:
             return store.get_trace(trace_id)
         except UnknownTraceError:
-            assert time.monotonic() < deadline, f"trace {trace_id} was not completed"
-            time.sleep(0.02)
+            return None
+
+    return wait_until(completed, f"the sweep completing trace {trace_id}")
 
 
 def test_spans_posted_to_the_running_server_become_a_stored_trace(
@@ -52,7 +56,7 @@ def test_spans_posted_to_the_running_server_become_a_stored_trace(
         "Content-Encoding": "gzip",
         "Authorization": f"Bearer {TOKEN}",
     }
-    with httpx.Client(timeout=DEADLINE_S) as client:
+    with httpx.Client(timeout=GUARD_S) as client:
         unauthorised = client.post(url, content=protobuf_body(tool_span()), headers={})
         assert unauthorised.status_code == 401
         first = client.post(url, content=gzip.compress(protobuf_body(tool_span())), headers=headers)

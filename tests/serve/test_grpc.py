@@ -35,14 +35,16 @@ from tests.serve.otlp_bodies import (
     string,
     tool_span,
 )
+from tests.waiting import GUARD_S
 from trailcheck.errors import UsageError
 from trailcheck.serve import Intake, create_app, grpc_receiver, serve_forever, trace_service
+
+pytestmark = pytest.mark.live
 
 TOKEN = "grpc-token"
 AUTH = (("authorization", f"Bearer {TOKEN}"),)
 MAX_BYTES = 64 * 1024
 EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
-TIMEOUT_S = 10.0
 
 
 @dataclass
@@ -56,12 +58,12 @@ class Receiver:
     def export(self, *spans: Any, metadata: Any = AUTH, **options: Any) -> Any:
         request = ExportTraceServiceRequest.FromString(protobuf_body(*spans))
         stub = TraceServiceStub(self.channel)
-        return stub.Export(request, metadata=metadata, timeout=TIMEOUT_S, **options)
+        return stub.Export(request, metadata=metadata, timeout=GUARD_S, **options)
 
     def export_bytes(self, payload: bytes, **options: Any) -> bytes:
         """Call Export with raw bytes, as a client whose payload is not protobuf would."""
         call = self.channel.unary_unary(EXPORT)
-        reply: bytes = call(payload, metadata=AUTH, timeout=TIMEOUT_S, **options)
+        reply: bytes = call(payload, metadata=AUTH, timeout=GUARD_S, **options)
         return reply
 
     def sweep(self) -> None:
@@ -307,6 +309,6 @@ def test_serve_forever_stops_the_grpc_receiver_when_the_http_server_fails(
             serve_forever(app, host="127.0.0.1", port=http_port, token=None, grpc=running)
     with grpc.insecure_channel(running.address) as channel:
         call = channel.unary_unary(EXPORT)
-        error = _refusal(lambda: call(b"", timeout=TIMEOUT_S))
+        error = _refusal(lambda: call(b"", timeout=GUARD_S))
     assert error.code() == grpc.StatusCode.UNAVAILABLE  # nothing listens there any more
     assert store.add_calls == 0

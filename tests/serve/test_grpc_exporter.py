@@ -4,7 +4,6 @@ bearer token, to the receiver on 127.0.0.1 over a SQLite store."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,8 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.serve.conftest import Clock
+from tests.waiting import GUARD_S
 from trailcheck.serve import GrpcReceiver, Intake, grpc_receiver, trace_service
 from trailcheck.store import Store
 
@@ -25,7 +26,9 @@ TOKEN = "sdk-token"
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[GrpcReceiver, Intake, Store]]:
     with Store.open(f"sqlite:///{tmp_path / 'grpc.db'}") as store:
-        intake = Intake(store, idle_timeout_ns=300 * 10**9, clock=time.time_ns)
+        # A clock that stands still: the sweep the test calls completes the ended trace (settle
+        # 0) whatever the wall clock does meanwhile.
+        intake = Intake(store, idle_timeout_ns=300 * 10**9, clock=Clock())
         receiver = grpc_receiver(
             [trace_service(intake)],
             host="127.0.0.1",
@@ -73,7 +76,7 @@ def _exporter(receiver: GrpcReceiver, token: str) -> OTLPSpanExporter:
         insecure=True,
         headers={"authorization": f"Bearer {token}"},
         compression=grpc.Compression.Gzip,
-        timeout=10,
+        timeout=GUARD_S,  # a guard: the export is answered at once, or retried until then
     )
 
 

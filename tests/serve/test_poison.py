@@ -8,9 +8,7 @@ fails storing; the real store's failures are in test_poison_end_to_end."""
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter
-from collections.abc import Callable
 
 import pytest
 from fastapi.testclient import TestClient
@@ -29,6 +27,7 @@ from tests.serve.otlp_bodies import (
     otlp_json,
     protobuf_body,
 )
+from tests.waiting import wait_until
 from trailcheck.serve import create_app, pending_span, sweep_pending
 from trailcheck.serve.export import decode_export
 from trailcheck.trace import Trace
@@ -38,7 +37,6 @@ JSON = {"Content-Type": "application/json"}
 POISON_NS = 2**63  # a legal OTLP uint64, one past what the store holds
 TRACE_C = "00000000000000000000000000000c0c"
 LIMIT = "at most 9223372036854775807 (2^63-1 ns, in the year 2262)"
-DEADLINE_S = 10.0
 
 
 class PoisonedStore(MemoryStore):
@@ -152,24 +150,17 @@ def test_a_store_that_cannot_quarantine_leaves_the_trace_pending_and_goes_on(
     assert "tried again at the next sweep" in caplog.text
 
 
-def _eventually(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while not condition():
-        assert time.monotonic() < deadline, f"not within {DEADLINE_S}s: {what}"
-        time.sleep(0.01)
-
-
 def test_the_background_sweep_goes_on_after_a_poisoned_trace() -> None:
     store = PoisonedStore(TRACE_A)
     app = create_app(store, settle_s=0, sweep_interval_s=0.01)
     with TestClient(app) as client:
         body = protobuf_body(agent_span(TRACE_A), agent_span(TRACE_B))
         assert client.post("/v1/traces", content=body, headers=PROTOBUF).status_code == 200
-        _eventually(lambda: TRACE_B in store.traces, "the good trace stored")
-        _eventually(lambda: TRACE_A in store.quarantined, "the poisoned trace quarantined")
+        wait_until(lambda: TRACE_B in store.traces, "the good trace stored")
+        wait_until(lambda: TRACE_A in store.quarantined, "the poisoned trace quarantined")
         later = protobuf_body(agent_span(TRACE_C))
         assert client.post("/v1/traces", content=later, headers=PROTOBUF).status_code == 200
-        _eventually(lambda: TRACE_C in store.traces, "a trace sent afterwards stored")
+        wait_until(lambda: TRACE_C in store.traces, "a trace sent afterwards stored")
     assert store.attempts[TRACE_A] == 1
 
 
@@ -193,7 +184,7 @@ def test_a_failing_sweep_neither_stops_the_server_starting_nor_the_loop(
     store = FlakyStore(failures=3)  # the startup sweep and the next two
     _hold(store, TRACE_A)
     with caplog.at_level(logging.ERROR), TestClient(create_app(store, sweep_interval_s=0.01)):
-        _eventually(lambda: TRACE_A in store.traces, "the trace stored once the store is back")
+        wait_until(lambda: TRACE_A in store.traces, "the trace stored once the store is back")
     assert caplog.text.count("sweeping pending traces failed") == 3
 
 

@@ -8,7 +8,6 @@ cannot be stored is quarantined with its reason and its spans kept, and the swee
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -18,12 +17,14 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from tests.serve.live_server import live_server
 from tests.serve.otlp_bodies import ROOT, agent_span, json_body, protobuf_body, string, tool_span
+from tests.waiting import GUARD_S, wait_until
 from trailcheck.serve import create_app
 from trailcheck.store import Store
 
+pytestmark = pytest.mark.live
+
 SENDERS = 4
 TRACES_PER_SENDER = 25
-DEADLINE_S = 60.0
 POISON_ID = "00000000000000000000000000000bad"
 TOKENS_ID = "000000000000000000000000000070c5"
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
@@ -33,7 +34,9 @@ JSON = {"Content-Type": "application/json"}
 @pytest.fixture
 def served(store_url: str) -> Iterator[tuple[str, Store]]:
     with Store.open(store_url) as store:
-        app = create_app(store, settle_s=0, idle_timeout_s=60, sweep_interval_s=0.02)
+        # No trace may idle out: each completes when its root arrives (settle 0), and a tool span
+        # waits for its root however slowly the sender gets to post it.
+        app = create_app(store, settle_s=0, idle_timeout_s=GUARD_S, sweep_interval_s=0.02)
         with live_server(app) as base:
             yield f"{base}/v1/traces", store
 
@@ -62,7 +65,7 @@ def _send(url: str, sender: int, failures: list[str]) -> None:
     from even senders and OTLP/JSON from odd ones, as different SDKs would."""
     encode, headers = (protobuf_body, PROTOBUF) if sender % 2 == 0 else (json_body, JSON)
     try:
-        with httpx.Client(timeout=DEADLINE_S) as client:
+        with httpx.Client(timeout=GUARD_S) as client:
             for number in range(TRACES_PER_SENDER):
                 trace_id = _trace_id(sender, number)
                 for span in (tool_span(trace_id), agent_span(trace_id)):
@@ -74,22 +77,22 @@ def _send(url: str, sender: int, failures: list[str]) -> None:
 
 
 def _wait_until_settled(store: Store, expected: int) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while len(store.list_traces()) < expected or any(
-        not held.quarantined for held in store.pending_traces()
-    ):
-        assert time.monotonic() < deadline, (
-            f"after {DEADLINE_S}s: {len(store.list_traces())} traces stored,"
-            f" {len(store.pending_traces())} held"
-        )
-        time.sleep(0.05)
+    """Until the sweep has stored ``expected`` traces and left nothing pending unquarantined."""
+    wait_until(
+        lambda: (
+            len(store.list_traces()) >= expected
+            and all(held.quarantined for held in store.pending_traces())
+        ),
+        f"the sweep storing {expected} traces and settling the rest",
+        poll_s=0.05,
+    )
 
 
 def test_a_poisoned_span_does_not_stop_100_traces_from_4_senders(
     served: tuple[str, Store],
 ) -> None:
     url, store = served
-    with httpx.Client(timeout=DEADLINE_S) as client:
+    with httpx.Client(timeout=GUARD_S) as client:
         poison = json_body(agent_span(POISON_ID, end=2**63))
         refused = client.post(url, content=poison, headers=JSON)
         assert refused.status_code == 400
@@ -112,7 +115,7 @@ def test_a_poisoned_span_does_not_stop_100_traces_from_4_senders(
     for thread in senders:
         thread.start()
     for thread in senders:
-        thread.join(DEADLINE_S)
+        thread.join(GUARD_S)  # a guard: each sender ends after its last answer
     assert not any(thread.is_alive() for thread in senders), "a sender did not finish"
     assert failures == []
 

@@ -25,7 +25,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
 from tests.serve.conftest import Clock
-from tests.serve.live_server import DEADLINE_S, live_server
+from tests.serve.live_server import live_server
 from tests.serve.otlp_bodies import (
     REAL_PAIR,
     REFUND_ANSWER,
@@ -34,9 +34,12 @@ from tests.serve.otlp_bodies import (
     real_body,
     refund_of,
 )
+from tests.waiting import GUARD_S
 from trailcheck.serve import Intake, create_app, grpc_receiver, logs_service, trace_service
 from trailcheck.store import Store
 from trailcheck.trace import Trace
+
+pytestmark = pytest.mark.live
 
 SETTLE_S = 2.0
 IDLE_TIMEOUT_S = 300.0
@@ -68,7 +71,7 @@ def _post(
     headers = {"Content-Type": CONTENT_TYPES[encoding]}
     if gzipped:
         body, headers["Content-Encoding"] = gzip.compress(body), "gzip"
-    return httpx.post(url, content=body, headers=headers, timeout=DEADLINE_S)
+    return httpx.post(url, content=body, headers=headers, timeout=GUARD_S)
 
 
 def _app(store: Store, clock: Clock) -> FastAPI:
@@ -236,12 +239,12 @@ def test_the_grpc_logs_service_joins_the_records_as_over_http(
         if signal == "logs":
             request = ExportLogsServiceRequest.FromString(real_body("logs"))
             reply = LogsServiceStub(channel).Export(
-                request, timeout=DEADLINE_S, compression=grpc.Compression.Gzip
+                request, timeout=GUARD_S, compression=grpc.Compression.Gzip
             )
             assert isinstance(reply, ExportLogsServiceResponse)
         else:
             spans = ExportTraceServiceRequest.FromString(real_body("traces"))
-            reply = TraceServiceStub(channel).Export(spans, timeout=DEADLINE_S)
+            reply = TraceServiceStub(channel).Export(spans, timeout=GUARD_S)
         assert not reply.HasField("partial_success")
     assert sweep() == []
     clock.advance(SETTLE_S)
@@ -257,7 +260,7 @@ def test_the_grpc_logs_service_refuses_a_malformed_record_with_invalid_argument(
     request = ExportLogsServiceRequest.FromString(real_body("logs"))
     request.resource_logs[0].scope_logs[0].log_records[2].trace_id = b"\x01"
     with pytest.raises(grpc.RpcError) as raised:
-        LogsServiceStub(channel).Export(request, timeout=DEADLINE_S)
+        LogsServiceStub(channel).Export(request, timeout=GUARD_S)
     error = raised.value
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert (error.details() or "").startswith(

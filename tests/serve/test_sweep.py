@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import TRACE_A, TRACE_B, agent_span, protobuf_body
 from trailcheck.serve import pending_span, sweep_pending
 from trailcheck.serve.export import decode_export
 from trailcheck.trace import Trace
+
+pytestmark = pytest.mark.live
 
 
 class LockCheckingStore(MemoryStore):

@@ -15,6 +15,8 @@ from trailcheck.store import ingest as ingest_module
 from trailcheck.store.rows import TraceRows
 from trailcheck.testing import TraceBuilder
 
+pytestmark = pytest.mark.live
+
 
 def _count(store: Store, table: schema.Table) -> int:
     with store.engine.connect() as connection:

@@ -19,13 +19,17 @@ import pytest
 
 from tests.serve.live_server import live_server
 from tests.ui.seed import HOSTILE, LABEL, seed_store, write_candidates, write_runs
+from tests.waiting import GUARD_S
 from trailcheck.cases import load_dataset
 from trailcheck.store import Store
 from trailcheck.ui import UiSettings, create_ui_app
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 _WIDTH = 1200
+# Playwright's waits (launch, navigation, a selector, an action's auto-wait) end on their event;
+# its 30 s default would decide the outcome on a busy machine, so they get the hang guard.
+_GUARD_MS = GUARD_S * 1000
 
 
 def _browser_or_skip() -> tuple[ModuleType, str]:
@@ -79,9 +83,11 @@ def ui(tmp_path: Path) -> Iterator[Ui]:
         dataset = tmp_path / "candidates.yaml"
         settings = UiSettings(dataset=dataset, runs_dir=tmp_path / "runs", reviewer="ana")
         with live_server(create_ui_app(store, settings)) as base, sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, headless=True)
+            browser = pw.chromium.launch(executable_path=chromium, headless=True, timeout=_GUARD_MS)
             try:
                 context = browser.new_context(viewport={"width": _WIDTH, "height": 900})
+                context.set_default_timeout(_GUARD_MS)
+                context.set_default_navigation_timeout(_GUARD_MS)
                 page = context.new_page()
                 served = Ui(store, dataset, base, page)
 
@@ -114,6 +120,7 @@ def test_the_four_pages_load_from_the_server_alone(ui: Ui) -> None:
         ui.shoot(shot)
     assert ui.page.locator('[data-testid="failed-trial"] a').count() == 2
     ui.page.locator('[data-testid="failed-trial"] a').first.click()
+    ui.page.wait_for_url("**/traces/t-refund-1")  # the trace's page, not the one left behind
     assert ui.page.text_content("h1") == "Trace t-refund-1"
     assert ui.elsewhere == []
 
@@ -139,6 +146,7 @@ def test_a_note_added_in_the_browser_is_in_the_store(ui: Ui) -> None:
     ui.page.fill('[data-testid="note-input"]', "answer ignores the holiday")
     ui.page.click('[data-testid="note-submit"]')
     ui.page.wait_for_selector('[data-testid="flash"]')
+    ui.page.wait_for_load_state()  # the whole page after the flash, its notes included
     assert ui.page.locator('[data-testid="note-text"]').all_text_contents() == [
         "answer ignores the holiday"
     ]

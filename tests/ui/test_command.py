@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -14,9 +13,12 @@ import pytest
 import trailcheck.serve
 import trailcheck.ui
 from tests.ui.seed import seed_store
+from tests.waiting import GUARD_S, wait_until
 from trailcheck.cli import run_cli
 from trailcheck.commands import ui as ui_options
 from trailcheck.store import Store
+
+pytestmark = pytest.mark.live
 
 
 def test_the_public_surface_is_pinned() -> None:
@@ -48,19 +50,21 @@ def test_the_command_serves_the_store_until_stopped(tmp_path: Path) -> None:
     port = _free_port()
     command = [sys.executable, "-m", "trailcheck", "ui", "--db", url, "--port", str(port)]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+
+    def answered() -> httpx.Response | None:
+        """The page, once the server listens; None while nothing answers there yet."""
+        try:
+            # A guard, not a deadline: a listening server answers however slowly.
+            return httpx.get(f"http://127.0.0.1:{port}/traces?q=t-hostile", timeout=GUARD_S)
+        except httpx.TransportError:
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            return None
+
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                response = httpx.get(f"http://127.0.0.1:{port}/traces?q=t-hostile", timeout=2)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None, server.stderr.read() if server.stderr else ""
-                assert time.monotonic() < deadline, "trailcheck ui did not start"
-                time.sleep(0.2)
+        response = wait_until(answered, "trailcheck ui answering", poll_s=0.1)
         assert response.status_code == 200
         assert "t-hostile" in response.text
     finally:
         server.terminate()
-        _, errors = server.communicate(timeout=30)
+        _, errors = server.communicate(timeout=GUARD_S)
     assert f"trailcheck ui at http://127.0.0.1:{port}/" in errors

@@ -4,14 +4,15 @@ The ``archive`` fixture starts a ``ThreadingHTTPServer`` on port 0 in a daemon t
 ``/ergast/f1/<path>?limit=..&offset=..`` from :class:`ArchivePages` over the Interlagos fixture,
 and shuts it down after the test. A test reconfigures it through the :class:`LoopbackArchive` it
 gets: ``archive.serve(max_limit=30)`` for a smaller page cap, ``archive.fail(path, Failure(...))``
-to make one path answer a status, a delay, a raw body, or a JSON body changed by a function.
+to make one path answer a status, no answer at all (held until the client hangs up), a raw body,
+or a JSON body changed by a function.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,6 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.waiting import GUARD_S
 from trailcheck.demo.pitwall.archive_pages import ArchivePages
 from trailcheck.demo.pitwall.fixture import fixture_source
 from trailcheck.demo.pitwall.memory_source import InMemorySource
@@ -31,11 +33,13 @@ Json = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """How one path misbehaves: an HTTP ``status`` instead of the page, a ``delay_s`` before
-    answering, a ``raw`` body instead of the JSON, or ``patch`` applied to the JSON body."""
+    """How one path misbehaves: an HTTP ``status`` instead of the page, ``held``: no answer
+    until the client hangs up (so a client timeout under test fires first, however slow the
+    machine, with no delay racing it), a ``raw`` body instead of the JSON, or ``patch`` applied
+    to the JSON body."""
 
     status: int | None = None
-    delay_s: float = 0.0
+    held: bool = False
     raw: bytes | None = None
     patch: Callable[[Json], None] | None = None
 
@@ -58,33 +62,37 @@ class LoopbackArchive:
     def fail(self, path: str, failure: Failure) -> None:
         self.failures[path] = failure
 
-    def respond(self, target: str) -> tuple[int, float, bytes]:
-        """Status, delay and body for a request target (``/ergast/f1/...?limit=..``)."""
+    def respond(self, target: str) -> tuple[int, bool, bytes]:
+        """Status, whether held, and body for a request target (``/ergast/f1/...?limit=..``)."""
         url = urlsplit(target)
         query = parse_qs(url.query)
         limit = int(query.get("limit", ["30"])[0])
         offset = int(query.get("offset", ["0"])[0])
         if not url.path.startswith(PREFIX + "/"):
-            return 404, 0.0, b'{"detail": "not under /ergast/f1"}'
+            return 404, False, b'{"detail": "not under /ergast/f1"}'
         path = url.path.removeprefix(PREFIX)
         self.hits.append((path, limit, offset))
         failure = self.failures.get(path, Failure())
         if failure.status is not None:
-            return failure.status, failure.delay_s, b'{"detail": "refused by the test"}'
+            return failure.status, failure.held, b'{"detail": "refused by the test"}'
         if failure.raw is not None:
-            return 200, failure.delay_s, failure.raw
+            return 200, failure.held, failure.raw
         status, body = self.pages.answer(path, limit, offset)
         if failure.patch is not None:
             failure.patch(body)
-        return status, failure.delay_s, json.dumps(body).encode()
+        return status, failure.held, json.dumps(body).encode()
 
 
 def _handler(archive: LoopbackArchive) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            status, delay_s, body = archive.respond(self.path)
-            if delay_s:
-                time.sleep(delay_s)
+            status, held, body = archive.respond(self.path)
+            if held:
+                # A GET has no body, so nothing more comes from the client until it hangs up:
+                # the read ends (empty, or reset) when the client gives up.
+                with contextlib.suppress(ConnectionResetError):
+                    self.rfile.read(1)
+                return
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -92,7 +100,7 @@ def _handler(archive: LoopbackArchive) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):
-                return  # the client gave up waiting (a timeout test): nothing to answer
+                return  # the client went away: nothing to answer
 
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: the test asserts on ``archive.hits`` instead."""
@@ -113,4 +121,4 @@ def archive() -> Iterator[LoopbackArchive]:
     finally:
         server.shutdown()
         server.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=GUARD_S)

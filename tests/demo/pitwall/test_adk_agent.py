@@ -25,6 +25,8 @@ from trailcheck.run import OtelAgent, RunOptions, RunResult, run
 from trailcheck.run.otel_trial import TRIAL_SPAN_NAME
 from trailcheck.run.results import TrialResult, load_report
 
+pytestmark = pytest.mark.live
+
 PITWALL = str(files("trailcheck.demo.pitwall") / "pitwall.yaml")
 INVENTED = (
     "His 26 points are the win and the extra point for the race's fastest lap, 1:20.472 on lap 67."

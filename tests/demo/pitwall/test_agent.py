@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from trailcheck.cases import Case, Dataset
 from trailcheck.demo.pitwall import BUDGET, model_agent, scripted_agent, v2_archive
 from trailcheck.models import Reply, ScriptedModel, ToolDeclaration
@@ -14,6 +16,8 @@ from trailcheck.models.scripted import tool_call_reply
 from trailcheck.run.runner import run
 from trailcheck.run.tool_agent import STOPPED_METADATA_KEY, ToolAgent
 from trailcheck.trace import Message, Trace
+
+pytestmark = pytest.mark.live
 
 STANDINGS = "How does the 2024 championship stand?"
 

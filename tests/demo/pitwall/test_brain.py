@@ -11,6 +11,8 @@ import pytest
 from trailcheck.demo.pitwall.brain import MEMORY, Question, pit_wall_brain, read_question
 from trailcheck.trace import Message, MessageToolCall
 
+pytestmark = pytest.mark.live
+
 
 @pytest.mark.parametrize(
     ("text", "question"),

@@ -11,6 +11,8 @@ import pytest
 from trailcheck.cli import run_cli
 from trailcheck.run.results import load_report
 
+pytestmark = pytest.mark.live
+
 PITWALL = str(files("trailcheck.demo.pitwall") / "pitwall.yaml")
 MODULE = "trailcheck.demo.pitwall"
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from trailcheck.demo.pitwall.archive_pages import ArchivePages
 from trailcheck.demo.pitwall.fixture import ROUND, SEASON, SYNTHETIC_NOTE, fixture_source
 from trailcheck.demo.pitwall.pace import parse_lap_time, stints
 from trailcheck.demo.pitwall.records import RaceRef
+
+pytestmark = pytest.mark.live
 
 
 def test_the_seed_facts_of_the_winner() -> None:

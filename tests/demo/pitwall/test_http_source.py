@@ -13,12 +13,15 @@ import httpx
 import pytest
 
 from tests.demo.pitwall.conftest import Failure, LoopbackArchive
+from tests.waiting import GUARD_S
 from trailcheck.demo.pitwall.errors import ArchiveUnavailableError, RaceNotFoundError
 from trailcheck.demo.pitwall.fixture import fixture_source
 from trailcheck.demo.pitwall.http_source import ErgastClient
 from trailcheck.demo.pitwall.memory_source import InMemorySource
 from trailcheck.demo.pitwall.records import PitStop, RaceRef
 from trailcheck.rate_limit import RateLimiter
+
+pytestmark = pytest.mark.live
 
 T = TypeVar("T")
 
@@ -30,11 +33,12 @@ RESULTS = "/2024/21/results.json"
 def fetch(
     base_url: str, ask: Callable[[ErgastClient], Awaitable[T]], **options: Any
 ) -> tuple[T, ErgastClient]:
-    """What ``ask`` gets from a fresh client over a real httpx.AsyncClient, and the client."""
+    """What ``ask`` gets from a fresh client over a real httpx.AsyncClient, and the client. Its
+    timeout is only a guard, unless a test sets one."""
 
     async def go() -> tuple[T, ErgastClient]:
         async with httpx.AsyncClient() as http:
-            client = ErgastClient(http, base_url=base_url, **options)
+            client = ErgastClient(http, base_url=base_url, **{"timeout_s": GUARD_S, **options})
             return await ask(client), client
 
     return asyncio.run(go())
@@ -142,7 +146,7 @@ def test_refusals_are_unavailable_with_the_status(
 
 
 def test_a_slow_archive_times_out(archive: LoopbackArchive) -> None:
-    archive.fail(RESULTS, Failure(delay_s=0.6))
+    archive.fail(RESULTS, Failure(held=True))  # no answer until the client gives up
     with pytest.raises(
         ArchiveUnavailableError, match=r"did not answer .* within 0\.2 s; try again"
     ):
@@ -216,11 +220,15 @@ def test_more_pages_than_max_pages(archive: LoopbackArchive) -> None:
 
 
 def test_a_closed_port_is_unreachable() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    with pytest.raises(ArchiveUnavailableError, match=r"unreachable for /2024/21/results\.json"):
-        fetch(f"http://127.0.0.1:{port}/ergast/f1", lambda c: c.race_results(ROUND_21))
+    # The port stays bound, never listening, for the whole test: the connection is refused, and
+    # no other process can start listening on it meanwhile.
+    with socket.socket() as unlistened:
+        unlistened.bind(("127.0.0.1", 0))
+        port = unlistened.getsockname()[1]
+        with pytest.raises(
+            ArchiveUnavailableError, match=r"unreachable for /2024/21/results\.json"
+        ):
+            fetch(f"http://127.0.0.1:{port}/ergast/f1", lambda c: c.race_results(ROUND_21))
 
 
 def test_every_page_takes_a_token(archive: LoopbackArchive) -> None:
@@ -243,8 +251,12 @@ def test_two_clients_share_one_limiter(archive: LoopbackArchive) -> None:
 
     async def both() -> tuple[ErgastClient, ErgastClient]:
         async with httpx.AsyncClient() as http:
-            first = ErgastClient(http, base_url=archive.base_url, rate_limiter=limiter)
-            second = ErgastClient(http, base_url=archive.base_url, rate_limiter=limiter)
+            first, second = (
+                ErgastClient(
+                    http, base_url=archive.base_url, rate_limiter=limiter, timeout_s=GUARD_S
+                )
+                for _ in range(2)
+            )
             race = await first.race_results(ROUND_21)
             stops = await second.pit_stops(2024, 21, "norris")
             laps = await second.laps(2024, 21, "norris")

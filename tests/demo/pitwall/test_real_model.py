@@ -16,6 +16,8 @@ from trailcheck.cases import dump_dataset, load_dataset
 from trailcheck.cli import run_cli
 from trailcheck.run.results import load_report
 
+pytestmark = pytest.mark.live
+
 MODULE = "trailcheck.demo.pitwall"
 ANSWER = (
     "Max Verstappen won the 2024 São Paulo Grand Prix from 17th on the grid. "

@@ -18,6 +18,8 @@ from trailcheck.environment import EnvironmentFactory
 from trailcheck.run.results import TrialResult
 from trailcheck.run.runner import RunOptions, RunResult, run
 
+pytestmark = pytest.mark.live
+
 INVENTED = (
     "His 26 points are the win and the extra point for the race's fastest lap, 1:20.472 on lap 67."
 )

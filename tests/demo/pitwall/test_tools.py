@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.waiting import wait_for_event
 from trailcheck.demo.pitwall.errors import InvalidRequestError, RaceNotFoundError
 from trailcheck.demo.pitwall.fixture import fixture_source
 from trailcheck.demo.pitwall.memory_source import InMemorySource
@@ -15,6 +16,8 @@ from trailcheck.demo.pitwall.records import LapTiming, PitStop, Race, RaceRef
 from trailcheck.demo.pitwall.tools import PitWallTools, PitWallToolsV1
 from trailcheck.guard import InvalidArgumentsError
 from trailcheck.guard.tools import Tool, as_tools
+
+pytestmark = pytest.mark.live
 
 
 def _tools(version: type[PitWallTools] = PitWallTools) -> dict[str, Tool]:
@@ -161,29 +164,37 @@ def test_a_failing_driver_surfaces_as_the_original_error_not_a_group() -> None:
         )
 
 
-class _SlowSource(InMemorySource):
-    """Counts how many drivers' laps are being fetched at once."""
+class _RendezvousSource(InMemorySource):
+    """Counts how many drivers' laps are being fetched at once; each fetch holds until
+    ``together`` of them are, so fetches made one at a time never finish (they hang until the
+    guard)."""
 
-    def __init__(self, source: InMemorySource) -> None:
+    def __init__(self, source: InMemorySource, together: int) -> None:
         super().__init__(
             races=source.races.values(),
             standings=source.standings.values(),
             laps=source.lap_timings,
             pit_stops=source.stops,
         )
+        self.together = together
+        self.all_in_flight = asyncio.Event()
         self.in_flight = 0
         self.most_in_flight = 0
 
     async def laps(self, season: int, round: int, driver_id: str) -> list[LapTiming]:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
-        await asyncio.sleep(0.01)
+        if self.in_flight == self.together:
+            self.all_in_flight.set()
+        await wait_for_event(
+            self.all_in_flight.wait(), f"{self.together} drivers' laps fetched at once"
+        )
         self.in_flight -= 1
         return await super().laps(season, round, driver_id)
 
 
 def test_drivers_are_fetched_concurrently() -> None:
-    source = _SlowSource(fixture_source())
+    source = _RendezvousSource(fixture_source(), together=4)
     [_, _, laps] = as_tools(PitWallTools(source).tools)
     drivers = ["max_verstappen", "norris", "ocon", "russell"]
 
