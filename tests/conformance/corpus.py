@@ -193,7 +193,6 @@ CORPUS: Final[list[Configuration]] = [
         "Pydantic AI",
         "instrumentation version 2",
         played=2,
-        gaps={"results": "version 2's tool results are not read from its events yet"},
     ),
     Configuration("pydantic-ai-2.68.0-v6", "Pydantic AI", "instrumentation version 6", played=2),
     Configuration(

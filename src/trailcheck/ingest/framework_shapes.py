@@ -12,6 +12,9 @@ A :class:`ToolShape` row says, for that instrumentation's tool spans:
 - ``name_suffix``: the tool's name is the span's name without it (DSPy: ``lookup_order.__call__``);
 - ``result``: how to take the data the tool returned out of what was recorded (a LlamaIndex
   ``ToolOutput``, Bedrock content blocks, a Python ``repr`` of a dict);
+- ``arguments_attribute`` / ``result_attribute``: attributes of the instrumentation's own
+  that hold the call's arguments and result where no convention's attribute does (Pydantic AI's
+  instrumentation version 2: ``tool_arguments``, ``tool_response``);
 - ``not_calls``: tools that are the framework's way to end a run, not a call of the agent's
   (smolagents' ``final_answer``, DSPy ReAct's ``finish``): their spans are read as the
   framework's own steps (kind ``other``), and the answer comes from the run's output.
@@ -51,6 +54,8 @@ class ToolShape:
     name_suffix: str | None = None
     result: Unwrap | None = None
     not_calls: frozenset[str] = field(default_factory=frozenset)
+    arguments_attribute: str | None = None
+    result_attribute: str | None = None
 
     def arguments(self, recorded: dict[str, Any]) -> dict[str, Any]:
         """The arguments the tool received, out of the envelope when they are in one."""
@@ -152,6 +157,10 @@ TOOL_SHAPES: Final[Mapping[str, ToolShape]] = {
         envelope=frozenset({"args", "kwargs"}),
         name_suffix=".__call__",
         not_calls=frozenset({"finish"}),
+    ),
+    # pydantic-ai-2.68.0-v2 (later versions write the GenAI attributes, which come first)
+    "pydantic-ai": ToolShape(
+        arguments_attribute="tool_arguments", result_attribute="tool_response"
     ),
     # agno-3.1.10-openinference-1.0.15
     "openinference.instrumentation.agno": ToolShape(result=python_literal),

@@ -36,10 +36,16 @@ def tool_invocation(raw: RawSpan) -> ToolInvocation:
     vendor_call = vendor_tool_call(attributes)
     langchain = langchain_tool_message(attributes.get(semconv.OUTPUT_VALUE))
     result = _tool_result(attributes, vendor_call, langchain)
+    if result is None and shape.result_attribute is not None:
+        result = attributes.get(shape.result_attribute)
+    arguments = _tool_arguments(attributes, vendor_call)
+    if not arguments and shape.arguments_attribute in attributes:
+        key = shape.arguments_attribute
+        arguments = tool_arguments(attributes[key], f"attributes.{key}")
     return ToolInvocation(
         name=_tool_name(raw, vendor_call, shape),
         call_id=_call_id(attributes, langchain),
-        arguments=shape.arguments(_tool_arguments(attributes, vendor_call)),
+        arguments=shape.arguments(arguments),
         result=result if shape.result is None else shape.result(result),
         error=_tool_error(raw, vendor_call, langchain),
         sequence=_sequence(attributes),
