@@ -14,6 +14,10 @@ import pytest
 # every Ray process listens on loopback only; and no usage report is sent.
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+# Ray runs its workers at niceness 15, below everything else on the machine: on a busy one (a CI
+# box running other jobs, scripts/test-under-load) they got a few percent of a core, and a
+# chunk of grading took minutes. The tests' workers run at the priority of everything else.
+os.environ["RAY_worker_niceness"] = "0"
 
 ray = pytest.importorskip("trailcheck.distributed.ray_import").ray
 
