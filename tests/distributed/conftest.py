@@ -17,7 +17,7 @@ os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 # Ray runs its workers at niceness 15, below everything else on the machine: on a busy one (a CI
 # box running other jobs, scripts/test-under-load) they got a few percent of a core, and a
 # chunk of grading took minutes. The tests' workers run at the priority of everything else.
-os.environ["RAY_worker_niceness"] = "0"
+os.environ["RAY_worker_niceness"] = "0"  # noqa: SIM112 - the name Ray reads, in its case
 
 ray = pytest.importorskip("trailcheck.distributed.ray_import").ray
 
