@@ -57,6 +57,15 @@ def make():
 """
 
 
+# ``python -m trailcheck``, with Ctrl-C handled as Python does by default: a shell that started
+# the test suite in the background (`cmd &`, nohup) makes its children ignore SIGINT, which they
+# inherit, and an interrupt test must not depend on how its suite was started.
+WITH_CTRL_C = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+    " sys.argv[0] = 'trailcheck'; runpy.run_module('trailcheck', run_name='__main__')"
+)
+
+
 @dataclass
 class GatedRun:
     """``trailcheck run`` of the support demo with its agent at the test's gate."""
@@ -75,7 +84,7 @@ class GatedRun:
         free_input = load_dataset(SUPPORT).cases[0].input
         agent = GATED_AGENT.format(gate=str(gate), free_input=free_input)
         (tmp_path / "gated_agent.py").write_text(agent)
-        command = [sys.executable, "-m", "trailcheck", "run", str(SUPPORT), *options]
+        command = [sys.executable, "-c", WITH_CTRL_C, "run", str(SUPPORT), *options]
         command += ["--agent", "gated_agent:make"]
         command += ["--env", "trailcheck.demo.support:prompt_only_shop"]
         command += ["-k", str(K), "--concurrency", str(CONCURRENCY)]
