@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from tests.conformance.truth import REAL, RUNS, Run
+from tests.conformance.truth import COLUMNS, REAL, RUNS, Run
 from trailcheck.ingest import import_traces
 from trailcheck.trace import Trace
 
@@ -166,17 +166,7 @@ CORPUS: Final[list[Configuration]] = [
         "logfire",
         gaps={
             column: "logfire's own span shapes (Chat completion / Function spans) are not read"
-            for column in (
-                "calls",
-                "arguments",
-                "results",
-                "errors",
-                "answer",
-                "input",
-                "tokens",
-                "model",
-                "session",
-            )
+            for column in COLUMNS
         },
     ),
     # Recorded before the corpus's third conversation: refund and missing_order only.
