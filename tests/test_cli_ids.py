@@ -23,9 +23,9 @@ def test_import_with_base64_ids_writes_what_the_protobuf_gives(
     from_json, from_pb = tmp_path / "json.jsonl", tmp_path / "pb.jsonl"
     assert run_cli(["import", *map(str, ADK), "-o", str(from_json), "--ids", "base64"]) == 0
     err = capsys.readouterr().err
-    assert "read 14 spans in 2 files (otlp-json) → 2 traces imported, 0 rejected" in err
+    assert "read 26 spans in 2 files (otlp-json) → 4 traces imported, 0 rejected" in err
     assert run_cli(["import", *map(str, ADK_PB), "-o", str(from_pb)]) == 0
-    assert "read 14 spans in 2 files (otlp-proto) → 2 traces imported, 0 rejected" in (
+    assert "read 26 spans in 2 files (otlp-proto) → 4 traces imported, 0 rejected" in (
         capsys.readouterr().err
     )
     assert from_json.read_bytes() == from_pb.read_bytes()
@@ -36,7 +36,7 @@ def test_protobuf_is_read_the_same_under_either_option(
 ) -> None:
     out = tmp_path / "out.jsonl"
     assert run_cli(["import", *map(str, ADK_PB), "-o", str(out), "--ids", "base64"]) == 0
-    assert "2 traces imported, 0 rejected" in capsys.readouterr().err
+    assert "4 traces imported, 0 rejected" in capsys.readouterr().err
 
 
 def test_by_default_base64_ids_are_rejected_each_named_with_the_hint_once_per_file(
@@ -45,12 +45,17 @@ def test_by_default_base64_ids_are_rejected_each_named_with_the_hint_once_per_fi
     assert run_cli(["import", *map(str, ADK), "-o", str(tmp_path / "out.jsonl")]) == 1
     err = capsys.readouterr().err
     rejected = [line for line in err.splitlines() if line.startswith("rejected: ")]
-    assert len(rejected) == 19  # 14 spans, 5 GenAI log records
-    hinted = [line for line in rejected if "--ids base64" in line]
+    assert len(rejected) == 20  # the first 20 of 36: 26 spans, 10 GenAI log records
+    assert "... and 16 more rejected records" in err
+    # The spans' hint rides on their first rejection; the log records are all past the list,
+    # so theirs follows it.
+    hinted = [line for line in err.splitlines() if "--ids base64" in line]
     assert [line.split(":")[1].strip() for line in hinted] == [str(path) for path in ADK]
+    assert hinted[0].startswith("rejected: ")
+    assert hinted[1].startswith("hint: ")
     assert err.count("looks like base64") == 2
     assert (
-        "read 0 spans in 2 files (otlp-json) → 0 traces imported, 0 rejected, plus 19 records"
+        "read 0 spans in 2 files (otlp-json) → 0 traces imported, 0 rejected, plus 36 records"
         " whose trace is unknown"
     ) in err
 
@@ -108,11 +113,11 @@ def test_ingest_with_base64_ids(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().err.count("--ids base64") == 2
     assert run_cli(["ingest", *map(str, ADK), "--db", db, "--ids", "base64"]) == 0
     assert (
-        "read 14 spans in 2 files (otlp-json) → 2 traces imported, 0 unchanged, 0 conflicts,"
+        "read 26 spans in 2 files (otlp-json) → 4 traces imported, 0 unchanged, 0 conflicts,"
         " 0 rejected"
     ) in capsys.readouterr().err
     assert run_cli(["ingest", *map(str, ADK_PB), "--db", db]) == 0
-    assert "0 traces imported, 2 unchanged" in capsys.readouterr().err
+    assert "0 traces imported, 4 unchanged" in capsys.readouterr().err
 
 
 def test_copies_count_as_rejected_traces(

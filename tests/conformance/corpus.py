@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from tests.conformance.truth import COLUMNS, REAL, RUNS, Run
+from tests.conformance.truth import REAL, RUNS, Run
 from trailcheck.ingest import import_traces
 from trailcheck.trace import Trace
 
@@ -33,13 +33,12 @@ class Configuration:
     fixture: str  # the recording's file name, without .traces.pb / .logs.pb
     framework: str
     configuration: str
-    played: int = 4  # runs recorded: 4 (the corpus's three conversations), 2 (earlier recorders)
     absent: tuple[str, ...] = ()
     gaps: dict[str, str] = field(default_factory=dict)
 
     @property
     def runs(self) -> list[Run]:
-        return list(RUNS.values())[: self.played]
+        return list(RUNS.values())
 
     def traces(self) -> list[Trace]:
         """The traces of the runs, in the order played: a trace that neither calls a model nor
@@ -61,9 +60,10 @@ def _is_run(trace: Trace) -> bool:
     return not building and (bool(trace.tool_calls) or any(s.kind == "llm" for s in trace.spans))
 
 
-LITELLM_RESULTS = (
-    "its calls carry no ids, so the results in the next request's tool messages are not paired"
-    " with them"
+CREW_INPUTS = (
+    "the run's input is the crew's kickoff inputs, kept as JSON: they fill the crew's own"
+    " placeholders ({question}, {history}), and which one is the user's message only the crew"
+    " knows"
 )
 
 CORPUS: Final[list[Configuration]] = [
@@ -101,15 +101,17 @@ CORPUS: Final[list[Configuration]] = [
         "OpenInference",
         absent=("model",),
         gaps={
-            "input": "the crew's kickoff inputs (its own placeholders) are kept as JSON",
-            "tokens": "the crew's token_usage in the kickoff output is not read",
+            "input": CREW_INPUTS,
+            "tokens": "no model span is recorded, and the crew's token_usage in its kickoff"
+            " output is the crew object's running total, not the run's (two_turns' second"
+            " kickoff reports both turns: 800 in, 80 out)",
         },
     ),
     Configuration(
         "crewai-1.15.30-openinference-1.1.21-event-listener",
         "CrewAI",
         "OpenInference event listener",
-        gaps={"input": "the crew's kickoff inputs (its own placeholders) are kept as JSON"},
+        gaps={"input": CREW_INPUTS},
     ),
     Configuration(
         "dspy-3.4.1-openinference-0.1.48", "DSPy ReAct", "OpenInference", absent=("tokens",)
@@ -117,127 +119,92 @@ CORPUS: Final[list[Configuration]] = [
     Configuration(
         "dspy-3.4.1-openinference-0.1.48-litellm", "DSPy ReAct", "OpenInference + litellm"
     ),
+    Configuration("langgraph-1.2.24-openinference-0.1.80", "LangGraph", "OpenInference"),
     Configuration("langgraph-1.2.24-traceloop-0.62.4", "LangGraph", "OpenLLMetry (traceloop)"),
     Configuration(
         "langgraph-1.2.24-traceloop-0.62.4-events",
         "LangGraph",
         "OpenLLMetry, content as log events",
-        gaps={
-            "results": "the tool messages are log records joined to the parent task span",
-            "input": "the user message is a log record joined to the parent task span",
-        },
     ),
     Configuration(
         "litellm-1.110.2-otel-agent-span",
         "litellm",
         "its OTel callback, under an app span",
         absent=("errors",),  # litellm runs no tool: a failure is only in the next request
-        gaps={"results": LITELLM_RESULTS},
     ),
     Configuration(
         "litellm-1.110.2-otel-agent-span-latest-semconv",
         "litellm",
         "its OTel callback, latest semconv",
         absent=("errors",),  # litellm runs no tool: a failure is only in the next request
-        gaps={"results": LITELLM_RESULTS},
     ),
     Configuration(
         "anthropic-2.17.0-openinference-3.1.0",
         "Anthropic SDK",
         "OpenInference, app agent span",
-        gaps={
-            "errors": "the failing call is flagged only by is_error in the next request's"
-            " input.value"
-        },
     ),
     Configuration("mcp-2.3.0-openinference-2.0.13", "MCP (mcp 2.x)", "OpenInference + mcp spans"),
     Configuration(
         "mcp-1.30.0-traceloop-0.62.4",
         "MCP (mcp 1.x)",
         "OpenLLMetry",
-        gaps={
-            "errors": "traceloop's <tool>.tool spans (traceloop.span.kind=tool) are not read as"
-            " tool spans, so their error status is not seen"
-        },
+    ),
+    Configuration("openai-agents-0.24.0-openinference-2.6.0", "OpenAI Agents SDK", "OpenInference"),
+    Configuration("openai-agents-0.24.0-logfire-5.4.0", "OpenAI Agents SDK", "logfire"),
+    Configuration("pydantic-ai-2.68.0", "Pydantic AI", "instrumentation (default)"),
+    Configuration("pydantic-ai-2.68.0-v2", "Pydantic AI", "instrumentation version 2"),
+    Configuration("pydantic-ai-2.68.0-v6", "Pydantic AI", "instrumentation version 6"),
+    Configuration(
+        "pydantic-ai-2.68.0-no-content", "Pydantic AI", "content off", absent=CONTENT_OFF
     ),
     Configuration(
-        "openai-agents-0.24.0-logfire-5.4.0",
-        "OpenAI Agents SDK",
-        "logfire",
-        gaps={
-            column: "logfire's own span shapes (Chat completion / Function spans) are not read"
-            for column in COLUMNS
-        },
-    ),
-    # Recorded before the corpus's third conversation: refund and missing_order only.
-    Configuration("langgraph-1.2.24-openinference-0.1.80", "LangGraph", "OpenInference", played=2),
-    Configuration(
-        "openai-agents-0.24.0-openinference-2.6.0",
-        "OpenAI Agents SDK",
-        "OpenInference",
-        played=2,
-    ),
-    Configuration("pydantic-ai-2.68.0", "Pydantic AI", "instrumentation (default)", played=2),
-    Configuration(
-        "pydantic-ai-2.68.0-v2",
+        "pydantic-ai-1.107.10-v1",
         "Pydantic AI",
-        "instrumentation version 2",
-        played=2,
+        "instrumentation version 1 (pydantic-ai 1.107.10)",
     ),
-    Configuration("pydantic-ai-2.68.0-v6", "Pydantic AI", "instrumentation version 6", played=2),
     Configuration(
-        "pydantic-ai-2.68.0-no-content",
+        "pydantic-ai-1.107.10-v1-logs",
         "Pydantic AI",
-        "content off",
-        played=2,
-        absent=CONTENT_OFF,
+        "instrumentation version 1, event_mode='logs' (pydantic-ai 1.107.10)",
     ),
-    Configuration("adk-2.13.0", "Google ADK", "default (no content)", played=2, absent=CONTENT_OFF),
-    Configuration("adk-2.13.0-content", "Google ADK", "content on", played=2),
-    Configuration("adk-2.13.0-schema-v1", "Google ADK", "schema v1", played=2),
-    Configuration(
-        "adk-2.13.0-schema-v1-latest-semconv", "Google ADK", "schema v1, latest semconv", played=2
-    ),
+    Configuration("adk-2.13.0", "Google ADK", "default (no content)", absent=CONTENT_OFF),
+    Configuration("adk-2.13.0-content", "Google ADK", "content on"),
+    Configuration("adk-2.13.0-schema-v1", "Google ADK", "schema v1"),
+    Configuration("adk-2.13.0-schema-v1-latest-semconv", "Google ADK", "schema v1, latest semconv"),
     Configuration(
         "adk-2.13.0-schema-v1-no-content",
         "Google ADK",
         "schema v1, content off",
-        played=2,
         absent=CONTENT_OFF,
     ),
     Configuration(
         "openai-v2-2.4b0-span-only",
         "openai SDK",
         "opentelemetry-instrumentation-openai-v2, span content",
-        played=2,
         absent=("errors",),
     ),
     Configuration(
         "openai-v2-2.4b0-event-only",
         "openai SDK",
         "opentelemetry-instrumentation-openai-v2, event content",
-        played=2,
         absent=("errors",),
     ),
     Configuration(
         "openai-v2-2.4b0-legacy-events",
         "openai SDK",
         "opentelemetry-instrumentation-openai-v2, legacy events",
-        played=2,
         absent=("errors",),
     ),
     Configuration(
         "openai-v2-2.4b0-no-content",
         "openai SDK",
         "opentelemetry-instrumentation-openai-v2, content off",
-        played=2,
         absent=(*CONTENT_OFF, "errors"),
     ),
     Configuration(
         "openinference-openai-0.1.66",
         "openai SDK",
         "OpenInference",
-        played=2,
         absent=("errors",),
     ),
 ]

@@ -46,7 +46,7 @@ def test_each_run_reads_as_the_table_of_truth_says(
     configuration: Configuration, column: str
 ) -> None:
     traces = _traces(configuration.fixture)
-    assert len(traces) == configuration.played, f"{len(traces)} runs found"
+    assert len(traces) == len(configuration.runs), f"{len(traces)} runs found"
     problems = []
     for trace, run in zip(traces, configuration.runs, strict=True):
         wrong = (

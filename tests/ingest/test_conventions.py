@@ -113,6 +113,30 @@ def test_genai_operation_wins_over_openinference_kind_and_no_convention_means_ot
     assert mapped(raw({"http.method": "GET"})).kind == "other"
 
 
+def test_an_openllmetry_tool_entity_is_a_tool_call_read_from_its_entity_attributes() -> None:
+    entity = raw(
+        {
+            semconv.TRACELOOP_SPAN_KIND: "tool",
+            semconv.TRACELOOP_ENTITY_NAME: "lookup_order",
+            semconv.TRACELOOP_ENTITY_INPUT: '{"order_id": "A-1"}',
+            semconv.TRACELOOP_ENTITY_OUTPUT: '{"status": "delivered"}',
+        },
+        name="lookup_order.tool",
+    )
+    span = mapped(entity)
+    assert span.kind == "tool"
+    assert span.tool is not None
+    assert (span.tool.name, span.tool.arguments, span.tool.result) == (
+        "lookup_order",
+        {"order_id": "A-1"},
+        '{"status": "delivered"}',
+    )
+    # Its workflow and task entities are a framework's steps; a convention above it wins.
+    assert mapped(raw({semconv.TRACELOOP_SPAN_KIND: "task"})).kind == "other"
+    both = {semconv.TRACELOOP_SPAN_KIND: "tool", semconv.GEN_AI_OPERATION_NAME: "chat"}
+    assert mapped(raw(both)).kind == "llm"
+
+
 def test_an_operation_name_that_is_not_text_is_rejected() -> None:
     error = rejected(raw({semconv.GEN_AI_OPERATION_NAME: 3}))
     assert error.field == "attributes.gen_ai.operation.name"

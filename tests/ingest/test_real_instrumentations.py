@@ -2,10 +2,12 @@
 its ``recorders/`` folder) read as faithfully as trailcheck's own: the tool calls, their
 arguments and results, the input, the answer, the usage and the model of the shared scenario.
 
-Each fixture plays the two conversations of ``recorders/scenario.py``: ``refund`` (three calls,
-two of them asked for in one message) and ``missing_order`` (a lookup that fails). Where the
-library did not capture content (its default, or a mode the recorder chose), the test pins what
-is still recovered: the calls, their ids, the usage and the model.
+Each fixture plays the conversations of ``recorders/scenario.py``, one trace per user turn;
+this file checks ``refund`` (three calls, two of them asked for in one message) and
+``missing_order`` (a lookup that fails), each picked by its lookup call (the conformance
+corpus, ``tests/conformance``, checks ``two_turns`` too). Where the library did not capture
+content (its default, or a mode the recorder chose), the test pins what is still recovered: the
+calls, their ids, the usage and the model.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ REFUND_CALLS = [
     for turn in SCENARIO.TURNS["refund"]
     for call in turn.calls
 ]
+# One trace per user turn: refund, missing_order, and two_turns' two.
+PLAYED = sum(len(exchanges) for exchanges in SCENARIO.CONVERSATIONS.values())
 LOOKUP_RESULT = SCENARIO.lookup_order("A-1001")
 REFUND_RESULT = SCENARIO.issue_refund("A-1001", 129.0)
 
@@ -69,6 +73,18 @@ class Fixture:
         assert summary.rejections == []
         return sorted(found, key=lambda trace: min(span.start_ns for span in trace.spans))
 
+    def refund_and_missing(self) -> tuple[Trace, Trace]:
+        """The refund and missing_order runs, each the one trace holding its conversation's
+        lookup call, of a recording holding every run played."""
+        traces = self.traces()
+        assert len(traces) == PLAYED
+
+        def holding(call_id: str) -> Trace:
+            [run] = [t for t in traces if call_id in [c.call_id for c in t.tool_calls]]
+            return run
+
+        return holding("call_lookup_1"), holding("call_lookup_2")
+
 
 FIXTURES = [
     Fixture("openai-v2-2.4b0-span-only", failure="result"),
@@ -93,10 +109,19 @@ def _calls(trace: Trace) -> list[tuple[str | None, str]]:
     return [(call.call_id, call.name) for call in trace.tool_calls]
 
 
+def _as_asked(calls: list[ToolCall]) -> list[ToolCall]:
+    """The refund's calls in the order the model asked for them: it asks for the first two in
+    one message, and a framework that runs them concurrently (LangGraph) records them in the
+    order they happened to start."""
+    first_two = sorted(calls[:2], key=lambda call: call.name)
+    return [*first_two, *calls[2:]]
+
+
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.name)
 def test_every_call_is_read_once_with_its_id_usage_and_model(fixture: Fixture) -> None:
-    refund, missing = fixture.traces()
-    assert _calls(refund) == [(call_id, name) for call_id, name, _ in REFUND_CALLS]
+    refund, missing = fixture.refund_and_missing()
+    asked = _as_asked(list(refund.tool_calls))
+    assert [(c.call_id, c.name) for c in asked] == [(i, name) for i, name, _ in REFUND_CALLS]
     assert _calls(missing) == [("call_lookup_2", "lookup_order")]
     assert refund.usage is not None
     assert missing.usage is not None
@@ -108,11 +133,12 @@ def test_every_call_is_read_once_with_its_id_usage_and_model(fixture: Fixture) -
 
 @pytest.mark.parametrize("fixture", [f for f in FIXTURES if f.content], ids=lambda f: f.name)
 def test_arguments_results_input_and_answer_are_the_scenarios(fixture: Fixture) -> None:
-    refund, missing = fixture.traces()
-    assert [(c.name, c.arguments) for c in refund.tool_calls] == [
+    refund, missing = fixture.refund_and_missing()
+    asked = _as_asked(list(refund.tool_calls))
+    assert [(c.name, c.arguments) for c in asked] == [
         (name, arguments) for _, name, arguments in REFUND_CALLS
     ]
-    lookup, _, issue = refund.tool_calls
+    lookup, _, issue = asked
     assert lookup.result == LOOKUP_RESULT
     assert issue.result == REFUND_RESULT
     assert all(call.succeeded for call in refund.tool_calls)
@@ -160,8 +186,20 @@ def test_a_bare_loop_gives_one_trace_per_model_call_each_with_the_calls_it_saw(n
         [(call_id, name) for call_id, name, _ in REFUND_CALLS],
         [("call_lookup_2", "lookup_order")],
         [("call_lookup_2", "lookup_order")],
+        [("call_lookup_3", "lookup_order")],
+        [("call_lookup_3", "lookup_order")],
+        # two_turns' second turn: the first turn's call in its history is not read as its own
+        [("call_verify_3", "verify_identity")],
+        [("call_verify_3", "verify_identity"), ("call_refund_3", "issue_refund")],
+        [("call_verify_3", "verify_identity"), ("call_refund_3", "issue_refund")],
     ]
-    first, second, last = traces[:3]
+    assert [trace.input_text for trace in traces] == [
+        *[SCENARIO.REFUND_INPUT] * 3,
+        *[SCENARIO.MISSING_INPUT] * 2,
+        *[SCENARIO.STATUS_INPUT] * 2,
+        *[SCENARIO.FOLLOW_UP_INPUT] * 3,
+    ]
+    first, second, last = [t for t in traces if t.input_text == SCENARIO.REFUND_INPUT]
     assert all(call.recorded_result is None for call in first.tool_calls)
     assert [call.result for call in second.tool_calls[:2]] == [
         LOOKUP_RESULT,
@@ -170,7 +208,6 @@ def test_a_bare_loop_gives_one_trace_per_model_call_each_with_the_calls_it_saw(n
     assert second.tool_calls[2].recorded_result is None  # asked for, answered in the next call
     assert last.tool_calls[2].result == REFUND_RESULT
     assert last.final_text == SCENARIO.REFUND_ANSWER
-    assert {trace.input_text for trace in traces[:3]} == {SCENARIO.REFUND_INPUT}
 
 
 def test_a_tool_that_raises_in_adk_ends_the_run_with_the_error_on_the_call() -> None:

@@ -177,15 +177,17 @@ def _retried(trace: Trace, attempts: int) -> Trace:
     return trace.model_copy(update={"spans": [*spans, *copies]})
 
 
-def _real(name: str, index: int) -> Trace:
+def _real(name: str, opening_call_id: str) -> Trace:
+    """The recorded run whose first tool call has the id ``opening_call_id``."""
     traces: list[Trace] = []
     import_traces([REAL / f"{name}.traces.pb"], traces.append)
-    return traces[index]
+    [run] = [t for t in traces if t.tool_calls and t.tool_calls[0].call_id == opening_call_id]
+    return run
 
 
 def test_a_real_failed_lookup_retried_is_a_loop() -> None:
     # Pydantic AI's recording of lookup_order("B-2") failing, as if the agent retried it.
-    retried = _retried(_real("pydantic-ai-2.68.0", 1), attempts=4)
+    retried = _retried(_real("pydantic-ai-2.68.0", "call_lookup_2"), attempts=4)
     (finding,) = _loop_findings(retried)
     ids = tuple(call.span_id for call in retried.tool_calls)
     assert len(ids) == 4
@@ -199,7 +201,7 @@ def test_a_real_failed_lookup_retried_is_a_loop() -> None:
 def test_not_run_on_a_trace_whose_content_was_not_captured() -> None:
     # The same recording without content: every call has {} for arguments, so every call of a
     # tool would look like the same call. The rule needs content and is not run.
-    retried = _retried(_real("pydantic-ai-2.68.0-no-content", 1), attempts=4)
+    retried = _retried(_real("pydantic-ai-2.68.0-no-content", "call_lookup_2"), attempts=4)
     assert content_gap(retried) is not None
     assert EfficiencyRule.needs_content
     assert _loop_findings(retried) == []

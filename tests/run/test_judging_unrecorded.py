@@ -32,7 +32,9 @@ def judge_once(trace: Trace) -> tuple[str, str, int]:
 def test_a_trace_without_captured_content_is_not_judged() -> None:
     found: list[Trace] = []
     import_traces([REAL / "pydantic-ai-2.68.0-no-content.traces.pb"], found.append)
-    status, reason, judged_items = judge_once(found[0])
+    # The refund run: the one opening with the scenario's first call (its ids are recorded).
+    [refund] = [t for t in found if t.tool_calls and t.tool_calls[0].call_id == "call_lookup_1"]
+    status, reason, judged_items = judge_once(refund)
     assert status == "unscorable"
     assert "judge unscorable: content not captured" in reason
     assert judged_items == 0

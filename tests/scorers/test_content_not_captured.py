@@ -31,12 +31,20 @@ REFUND_CASE = Case(
 
 
 def refund_trace(name: str, *, with_logs: bool = True) -> Trace:
+    """The recording's refund run, told by its usage (530 tokens in, 68 out, the scenario's
+    script): recorded with or without content, where neither a call nor a message may be."""
     files = [REAL / f"{name}.traces.pb"]
     if with_logs and (REAL / f"{name}.logs.pb").exists():
         files.append(REAL / f"{name}.logs.pb")
     found: list[Trace] = []
     import_traces(files, found.append)
-    return found[0]
+    [refund] = [
+        trace
+        for trace in found
+        if trace.usage is not None
+        and (trace.usage.input_tokens, trace.usage.output_tokens) == (530, 68)
+    ]
+    return refund
 
 
 def test_content_scorers_are_unscorable_and_the_trajectory_is_still_graded() -> None:

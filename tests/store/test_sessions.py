@@ -131,14 +131,14 @@ def test_real_recordings_group_by_either_convention(store_url: str, fixtures: Pa
         name: list(iter_import([path], summary=ImportSummary())) for name, path in sources.items()
     }
     assert {name: len(traces) for name, traces in imported.items()} == {
-        "pydantic-ai": 2,
-        "langgraph": 2,
-        "bare": 5,
+        "pydantic-ai": 4,
+        "langgraph": 4,
+        "bare": 10,
     }
     with Store.open(store_url) as store:
         store.ingest(trace for traces in imported.values() for trace in traces)
         [session] = store.list_sessions()
-        assert (session.session_id, session.trace_count) == ("session-ana-1", 4)
+        assert (session.session_id, session.trace_count) == ("session-ana-1", 8)
         grouped = {trace.trace_id for trace in store.session_traces("session-ana-1")}
         named = imported["pydantic-ai"] + imported["langgraph"]
         assert grouped == {trace.trace_id for trace in named}

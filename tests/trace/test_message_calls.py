@@ -310,6 +310,26 @@ def test_a_genai_parts_message_answers_each_call_its_response_parts_name() -> No
     ]
 
 
+def test_a_response_part_marked_is_error_is_the_calls_error_not_its_result() -> None:
+    asked = ask(("c1", "lookup", {"order_id": "B"}), ("c2", "lookup", {"order_id": "A"}))
+    failed = {"type": "tool_call_response", "id": "c1", "response": "Error: B not found"}
+    blocks = [{"type": "text", "text": "A is late"}]
+    responses = Message(
+        role="tool",
+        content=[
+            {**failed, "is_error": True},
+            {"type": "tool_call_response", "id": "c2", "response": blocks, "is_error": False},
+        ],
+    )
+    trace = trace_of(
+        llm("m1", 10, 20, outputs=[asked]),
+        llm("m2", 30, 40, inputs=[USER, asked, responses]),
+    )
+    first, second = trace.tool_calls
+    assert (first.error, first.result, first.succeeded) == ("Error: B not found", None, False)
+    assert (second.error, second.result) == (None, blocks)
+
+
 def test_a_request_never_answered_is_a_call_without_result_or_error() -> None:
     trace = trace_of(llm("m1", 10, 20, outputs=[ask(("c1", "lookup", {"order_id": "A"}))]))
     [call] = trace.tool_calls

@@ -18,11 +18,17 @@ from trailcheck.trace.session import SESSION_TRACE_IDS_KEY, session_trace, sessi
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"
 
 
+STATUS_INPUT = "Where is order A-1001?"
+FOLLOW_UP_INPUT = "Then refund it please, I'm ana@example.com"
+
+
 def conversation() -> list[Trace]:
-    # Pydantic AI, run twice with one conversation id: two traces of one session.
+    # Pydantic AI's two_turns, run twice with one conversation id (the second run given the
+    # first's messages): two traces of one session, picked by their user input.
     found: list[Trace] = []
     import_traces([REAL / "pydantic-ai-2.68.0.traces.pb"], found.append)
-    return found
+    by_input = {trace.input_text: trace for trace in found}
+    return [by_input[STATUS_INPUT], by_input[FOLLOW_UP_INPUT]]
 
 
 def test_the_turns_become_one_trace_in_order() -> None:
@@ -33,13 +39,12 @@ def test_the_turns_become_one_trace_in_order() -> None:
         "lookup_order",
         "verify_identity",
         "issue_refund",
-        "lookup_order",
     ]
-    assert merged.input_text == f"{first.input_text}\n{second.input_text}"
+    assert merged.input_text == f"{STATUS_INPUT}\n{FOLLOW_UP_INPUT}"
     assert merged.final_text == second.final_text
     assert merged.metadata[SESSION_TRACE_IDS_KEY] == [first.trace_id, second.trace_id]
     assert merged.usage is not None
-    assert merged.usage.input_tokens == 530 + 220
+    assert merged.usage.input_tokens == (80 + 120) + (160 + 200 + 240)
     assert len(merged.tree.roots) == 2
 
 
@@ -82,10 +87,10 @@ def test_score_by_session_grades_the_conversation(tmp_path: Path) -> None:
     case = {
         "id": "ana",
         "input": [
-            {"role": "user", "content": "Please refund order A-1001, I'm ana@example.com"},
-            {"role": "user", "content": "Where is order B-2?"},
+            {"role": "user", "content": STATUS_INPUT},
+            {"role": "user", "content": FOLLOW_UP_INPUT},
         ],
-        "expected_tools": ["lookup_order", "verify_identity", "issue_refund", "lookup_order"],
+        "expected_tools": ["lookup_order", "verify_identity", "issue_refund"],
         "tool_match": "exact",
         "review_status": "approved",
         "reviewed_by": "ana",

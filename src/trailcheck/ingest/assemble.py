@@ -20,8 +20,9 @@ Trace-level fields, each from the first source that records it:
 - ``metadata``: ``agent_name`` (``gen_ai.agent.name``, ``agent.name``, or an agent span's name
   ``invoke_agent {name}``), ``conversation_id`` (``gen_ai.conversation.id``), ``session_id``
   (``session.id``), each the first found in tree order from the root; ``otel.resource``, the
-  resource attributes of the root span (else of the first span with any); then the vendor
-  fields (``scenario_id``, ``agent_version``, ...).
+  resource attributes of the root span (else of the first span with any); then logfire's
+  OpenAI Agents spans (:mod:`trailcheck.ingest.logfire_agents`: ``session_id`` from the SDK's
+  ``group_id``, ``agent_name``) and the vendor fields (``scenario_id``, ``agent_version``, ...).
 - ``usage``: tokens summed over llm spans that record them, leaving out spans under an llm span
   that records them too, so a model call instrumented twice is counted once.
 
@@ -44,6 +45,7 @@ from trailcheck.errors import RecordError
 from trailcheck.ingest.conventions import map_span, recorded_messages
 from trailcheck.ingest.framework_shapes import one_call_per_tool, run_shape
 from trailcheck.ingest.frameworks import langgraph_answer, langgraph_input
+from trailcheck.ingest.logfire_agents import logfire_trace_metadata
 from trailcheck.ingest.records import RawSpan, Rejection, validation_record_error
 from trailcheck.ingest.unread import UNREAD_METADATA_KEY, UnreadParts
 from trailcheck.ingest.vendors import VendorTraceFields, vendor_trace_fields
@@ -298,7 +300,7 @@ def _metadata(
             metadata[metadata_key] = found
     if resource:
         metadata[RESOURCE_METADATA_KEY] = resource
-    for key, value in vendor.metadata.items():
+    for key, value in [*logfire_trace_metadata(tree).items(), *vendor.metadata.items()]:
         metadata.setdefault(key, value)
     if unread.parts:
         metadata[UNREAD_METADATA_KEY] = unread.parts

@@ -6,16 +6,17 @@ Where several conventions could record a fact, the first that does supplies it:
 - **kind**: ``gen_ai.operation.name`` (invoke_agent, create_agent → agent; chat,
   text_completion, generate_content, embeddings → llm; execute_tool → tool), else
   ``openinference.span.kind`` (AGENT → agent; LLM, EMBEDDING → llm; TOOL → tool; RETRIEVER,
-  RERANKER → retriever; GUARDRAIL → guard; CHAIN, EVALUATOR and others → other), else other.
+  RERANKER → retriever; GUARDRAIL → guard; CHAIN, EVALUATOR and others → other), else
+  OpenLLMetry's ``traceloop.span.kind`` (agent → agent; tool → tool), else other.
 - **tool name**: ``gen_ai.tool.name``, ``tool.name``, a vendor tool-call object, the span name
-  ``execute_tool {name}``. **call id**: ``gen_ai.tool.call.id``, ``tool_call.id``, a LangChain
-  tool message's ``tool_call_id``.
+  ``execute_tool {name}``, ``traceloop.entity.name``. **call id**: ``gen_ai.tool.call.id``,
+  ``tool_call.id``, a LangChain tool message's ``tool_call_id``.
 - **arguments** (a JSON object, or its text): ``gen_ai.tool.call.arguments``, ``input.value``
   (OpenInference records a TOOL span's arguments there; text that is not a JSON object and not
-  declared JSON records none), ADK v1's ``gcp.vertex.agent.tool_call_args``, the vendor object;
-  none recorded is ``{}``. **result**, kept exactly as recorded: ``gen_ai.tool.call.result``, a
-  LangChain tool message's content, ``output.value``, ADK v1's ``tool_response``, the vendor
-  object.
+  declared JSON records none), ADK v1's ``gcp.vertex.agent.tool_call_args``, the vendor object,
+  ``traceloop.entity.input``; none recorded is ``{}``. **result**, kept exactly as recorded:
+  ``gen_ai.tool.call.result``, a LangChain tool message's content, ``output.value``, ADK v1's
+  ``tool_response``, the vendor object, ``traceloop.entity.output``.
 - **tool error**: when the span's status is error or ``error.type`` is set: the status message
   (unless it is a traceback dump), else the ``exception`` event's ``Type: message``, else
   ``error.type``; else a LangChain tool message marked as an error, else the vendor's error text.
@@ -30,7 +31,11 @@ Where several conventions could record a fact, the first that does supplies it:
   ``llm.input_messages`` / ``llm.output_messages``, else Google ADK's v1 request and response
   (:mod:`trailcheck.ingest.frameworks`), else the span's GenAI events, which may be log records
   joined to it (:mod:`trailcheck.ingest.genai_events`). ADK v1's ``call_llm`` span is an llm
-  span.
+  span. A tool result an Anthropic request in ``input.value`` marks ``is_error`` makes its tool
+  message a failed response (:mod:`trailcheck.ingest.anthropic_results`).
+
+The spans logfire writes for the OpenAI Agents SDK follow none of these: their kind, tool call
+and messages are read by their own shapes (:mod:`trailcheck.ingest.logfire_agents`).
 
 The source's attributes stay on the span verbatim, with what OTLP records beside them (span kind,
 links, trace state, dropped counts, scope) added under reserved ``otel.*`` names; a source
@@ -52,6 +57,8 @@ from typing import Any, Final, Protocol, TypeVar
 from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
+from trailcheck.ingest.anthropic_results import with_failed_results
+from trailcheck.ingest.framework_shapes import EVENTS_ATTRIBUTES
 from trailcheck.ingest.frameworks import (
     ADK_LLM_REQUEST,
     adk_messages,
@@ -60,6 +67,7 @@ from trailcheck.ingest.frameworks import (
 from trailcheck.ingest.genai_events import (
     Messages,
     event_message_attributes,
+    events_from_json,
     per_message_events,
 )
 from trailcheck.ingest.genai_messages import (
@@ -68,6 +76,7 @@ from trailcheck.ingest.genai_messages import (
     system_instructions_message,
 )
 from trailcheck.ingest.indexed_completions import with_indexed_calls
+from trailcheck.ingest.logfire_agents import logfire_span_shape
 from trailcheck.ingest.otel_attributes import otel_attributes, with_reserved
 from trailcheck.ingest.records import RawSpan, validation_record_error
 from trailcheck.ingest.text_attributes import first_text, text_attribute
@@ -115,6 +124,12 @@ OPENINFERENCE_KINDS: Final[Mapping[str, SpanKind]] = {
     semconv.SPAN_KIND_EVALUATOR: "other",
 }
 
+# OpenLLMetry's entity kinds; its workflow and task spans are a framework's own steps.
+TRACELOOP_KINDS: Final[Mapping[str, SpanKind]] = {
+    semconv.TRACELOOP_KIND_AGENT: "agent",
+    semconv.TRACELOOP_KIND_TOOL: "tool",
+}
+
 _MODEL_KEYS: Final = (
     semconv.GEN_AI_RESPONSE_MODEL,
     semconv.GEN_AI_REQUEST_MODEL,
@@ -149,18 +164,25 @@ def map_span(raw: RawSpan, source: str, unread: UnreadParts | None = None) -> Sp
 
 def _span(raw: RawSpan, unread: UnreadParts | None) -> Span:
     attributes = with_reserved(raw.attributes, otel_attributes(raw), "attributes")
-    kind = span_kind(attributes)
+    logfire = logfire_span_shape(raw, unread)  # logfire's OpenAI Agents spans: their own shapes
+    kind = span_kind(attributes) if logfire is None else logfire.kind
 
     def interpreted(read: Callable[[], T], fallback: T) -> T:
         return read() if unread is None else unread.attempt(read, fallback, raw.span_id)
 
     unknown: Messages = (None, None)
     input_messages, output_messages = interpreted(
-        lambda: span_messages(attributes, raw.events), unknown
+        lambda: (
+            span_messages(attributes, raw.events)
+            if logfire is None
+            else logfire.messages(attributes)
+        ),
+        unknown,
     )
     if kind == "tool" and ends_the_run(raw):
         kind = "other"  # the framework's own step (smolagents' final_answer), not a call
-    tool = interpreted(lambda: tool_invocation(raw), None) if kind == "tool" else None
+    read_tool = tool_invocation if logfire is None else logfire.tool
+    tool = interpreted(lambda: read_tool(raw), None) if kind == "tool" else None
     if kind == "tool" and tool is None:
         kind = "other"  # a tool call nobody could read: the span stays, with its attributes
     try:
@@ -197,7 +219,8 @@ def span_kind(attributes: Mapping[str, Any]) -> SpanKind:
         return OPENINFERENCE_KINDS[openinference_kind]
     if ADK_LLM_REQUEST in attributes:
         return "llm"  # ADK v1's call_llm span: a model call, recorded its own way
-    return "other"
+    traceloop_kind = text_attribute(attributes, semconv.TRACELOOP_SPAN_KIND)
+    return TRACELOOP_KINDS.get(traceloop_kind or "", "other")
 
 
 def recorded_messages(
@@ -224,10 +247,31 @@ def span_messages(
     """A span's messages: from its attributes, else from its GenAI events (span events or log
     records joined to it, :mod:`trailcheck.ingest.genai_events`)."""
     inputs, outputs = recorded_messages(attributes)
+    if inputs is not None:
+        inputs = with_failed_results(inputs, attributes.get(semconv.INPUT_VALUE))
     if inputs is None and outputs is None:
         inputs, outputs = adk_messages(attributes)
-    if inputs is not None or outputs is not None or not events:
+    if inputs is None and outputs is None:
+        events = [*events, *_embedded_events(attributes)]
+    if (inputs is not None and outputs is not None) or not events:
         return inputs, outputs
+    # A side the attributes do not record may be in the events (OpenLLMetry's LangChain
+    # instrumentation: output messages as an attribute, the input as log events).
+    from_events = _event_messages(events)
+    return (
+        inputs if inputs is not None else from_events[0],
+        outputs if outputs is not None else from_events[1],
+    )
+
+
+def _embedded_events(attributes: Mapping[str, Any]) -> list[SpanEvent]:
+    key = EVENTS_ATTRIBUTES.get(text_attribute(attributes, semconv.OTEL_SCOPE_NAME) or "")
+    if key is None or key not in attributes:
+        return []
+    return events_from_json(attributes[key], f"attributes.{key}")
+
+
+def _event_messages(events: Sequence[SpanEvent]) -> Messages:
     details = event_message_attributes(events)
     if details is not None:
         inputs, outputs = recorded_messages(*details)

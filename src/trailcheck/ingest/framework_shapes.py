@@ -19,6 +19,10 @@ A :class:`ToolShape` row says, for that instrumentation's tool spans:
   (smolagents' ``final_answer``, DSPy ReAct's ``finish``): their spans are read as the
   framework's own steps (kind ``other``), and the answer comes from the run's output.
 
+An :data:`EVENTS_ATTRIBUTES` row names the attribute in which an instrumentation records a model
+call's GenAI events as one JSON array (Pydantic AI's instrumentation version 1), read as the
+span events they would have been.
+
 A :class:`RunShape` row says how the root span of a run records what the user asked and what the
 agent answered, where ``input.value`` and ``output.value`` hold a framework object rather than
 text: the field of a JSON object that holds it (smolagents' ``{"task": ...}``, CrewAI's
@@ -137,6 +141,23 @@ def langchain_serialized_tool_message(value: Any) -> Any:
     return kwargs["content"]
 
 
+def traceloop_mcp_result(value: Any) -> Any:
+    """OpenLLMetry's record of an MCP tool's output, ``{"result": ..., "is_error": ...}``: the
+    result (the error's text, for a failed call, is the span's status)."""
+    recorded = _json(value)
+    if (
+        isinstance(recorded, dict)
+        and "result" in recorded
+        and set(recorded)
+        <= {
+            "result",
+            "is_error",
+        }
+    ):
+        return recorded["result"]
+    return value
+
+
 # One row per instrumentation scope; the fixture each was read from is named beside it.
 TOOL_SHAPES: Final[Mapping[str, ToolShape]] = {
     # smolagents-1.26.0-openinference-0.1.43
@@ -170,6 +191,12 @@ TOOL_SHAPES: Final[Mapping[str, ToolShape]] = {
     "openinference.instrumentation.crewai._event_listener": ToolShape(result=python_literal),
     # strands-agents-1.62.0-latest-semconv
     "strands.telemetry.tracer": ToolShape(result=text_blocks),
+    # mcp-1.30.0-traceloop-0.62.4: traceloop.entity.input {"tool_name", "arguments"}
+    "opentelemetry.instrumentation.mcp.instrumentation": ToolShape(
+        arguments_in="arguments",
+        envelope=frozenset({"tool_name", "arguments"}),
+        result=traceloop_mcp_result,
+    ),
     # langgraph-1.2.24-traceloop-0.62.4
     "opentelemetry.instrumentation.langchain": ToolShape(
         arguments_in="inputs",
@@ -240,6 +267,14 @@ NO_RUN_SHAPE: Final = RunShape()
 def run_shape(scope_name: Any) -> RunShape:
     """The row of the instrumentation named ``scope_name`` (a root span's ``otel.scope.name``)."""
     return RUN_SHAPES.get(scope_name if isinstance(scope_name, str) else "", NO_RUN_SHAPE)
+
+
+# Instrumentations that record a model call's GenAI events as one JSON array attribute of its
+# span instead of span events or log records; the attribute, by scope.
+EVENTS_ATTRIBUTES: Final[Mapping[str, str]] = {
+    # pydantic-ai-1.107.10-v1: instrumentation version 1, event_mode="attributes"
+    "pydantic-ai": "events",
+}
 
 
 def one_call_per_tool(spans: list[Span]) -> list[Span]:

@@ -29,11 +29,12 @@ from typing import Any, Final
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.converse_blocks import converse_blocks, converse_messages
-from trailcheck.ingest.genai_messages import json_kind, message_from_json
+from trailcheck.ingest.genai_messages import decode_json, json_kind, message_from_json
 from trailcheck.trace import Message, SpanEvent, semconv
 
 OPERATION_DETAILS_EVENT: Final = "gen_ai.client.inference.operation.details"
 CHOICE_EVENT: Final = "gen_ai.choice"
+_EVENT_NAME: Final = "event.name"
 MESSAGE_EVENT_ROLES: Final = {
     "gen_ai.system.message": "system",
     "gen_ai.user.message": "user",
@@ -141,3 +142,20 @@ def _message(role: str, body: dict[str, Any], path: str) -> Message:
         item["tool_call_id"] = body["id"]
     # Parsed as the older GenAI message shape is; errors name the event's body.
     return message_from_json(item, path)
+
+
+def events_from_json(value: Any, field: str) -> list[SpanEvent]:
+    """GenAI events a span records as one JSON array attribute, each event a flat object naming
+    itself (``{"event.name": "gen_ai.user.message", "content": ..., "role": ...}``: Pydantic
+    AI's instrumentation version 1), as the span events they would have been."""
+    decoded = decode_json(value, field)
+    if not isinstance(decoded, list):
+        raise RecordError(f"events must be a JSON array, not {json_kind(decoded)}", field=field)
+    events: list[SpanEvent] = []
+    for index, item in enumerate(decoded):
+        name = item.get(_EVENT_NAME) if isinstance(item, dict) else None
+        if not isinstance(name, str) or not name:
+            raise RecordError("an event needs its event.name", field=f"{field}[{index}]")
+        body = {key: part for key, part in item.items() if key != _EVENT_NAME}
+        events.append(SpanEvent(name=name, time_ns=0, attributes={semconv.OTEL_LOG_BODY: body}))
+    return events

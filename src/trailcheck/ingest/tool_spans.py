@@ -89,6 +89,9 @@ def _tool_name(raw: RawSpan, vendor_call: VendorToolCall | None, shape: ToolShap
     shaped = shape.name(raw.name)
     if shaped is not None:
         return shaped
+    entity = text_attribute(raw.attributes, semconv.TRACELOOP_ENTITY_NAME)
+    if entity:
+        return entity
     raise RecordError(
         f"a tool span needs a tool name: {semconv.GEN_AI_TOOL_NAME}, {semconv.TOOL_NAME},"
         f" or a span name '{semconv.EXECUTE_TOOL_SPAN_NAME_PREFIX}<name>' (span name {raw.name!r})",
@@ -109,6 +112,9 @@ def _tool_arguments(
         return tool_arguments(adk_arguments, f"attributes.{ADK_TOOL_CALL_ARGS}")
     if vendor_call is not None and vendor_call.arguments is not None:
         return vendor_call.arguments
+    key = semconv.TRACELOOP_ENTITY_INPUT
+    if key in attributes:
+        return tool_arguments(attributes[key], f"attributes.{key}")
     return {}
 
 
@@ -146,7 +152,9 @@ def _tool_result(
     adk_result = adk_tool_value(attributes, ADK_TOOL_RESPONSE)
     if adk_result is not None:
         return adk_result
-    return None if vendor_call is None else vendor_call.result
+    if vendor_call is not None:
+        return vendor_call.result
+    return attributes.get(semconv.TRACELOOP_ENTITY_OUTPUT)
 
 
 def _tool_error(

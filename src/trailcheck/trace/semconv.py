@@ -93,6 +93,17 @@ OUTPUT_MIME_TYPE = "output.mime_type"
 MIME_TYPE_JSON = "application/json"
 MIME_TYPE_TEXT = "text/plain"
 
+# --- OpenLLMetry (traceloop) ----------------------------------------------------------------
+
+# OpenLLMetry's "entity" spans: their kind (workflow, task, agent, tool), the entity's name (a
+# tool span's tool), and its input and output as JSON text.
+TRACELOOP_SPAN_KIND = "traceloop.span.kind"
+TRACELOOP_KIND_TOOL = "tool"
+TRACELOOP_KIND_AGENT = "agent"
+TRACELOOP_ENTITY_NAME = "traceloop.entity.name"
+TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
+TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
+
 # An LLM span's model, provider and token counts.
 LLM_MODEL_NAME = "llm.model_name"
 LLM_PROVIDER = "llm.provider"

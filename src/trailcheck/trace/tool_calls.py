@@ -219,7 +219,7 @@ def _message_call(request: RequestedCall) -> ToolCall:
             "name": request.name,
             "arguments": request.arguments,
             "recorded_result": request.result,
-            "error": None,
+            "error": request.error,
             "span_id": request.span.span_id,
             "start_ns": request.order[0],
             "end_ns": None,
