@@ -85,6 +85,16 @@ CORPUS: Final[list[Configuration]] = [
     ),
     Configuration("agno-3.1.10-openinference-1.0.15", "Agno", "OpenInference"),
     Configuration(
+        "haystack-3.4.1-openinference-0.1.46",
+        "Haystack Agent",
+        "OpenInference",
+    ),
+    Configuration(
+        "beeai-0.1.85-openinference-0.1.30",
+        "BeeAI RequirementAgent",
+        "OpenInference",
+    ),
+    Configuration(
         "autogen-agentchat-0.7.5-openinference-0.1.22",
         "AutoGen AgentChat",
         "OpenInference + autogen-core",

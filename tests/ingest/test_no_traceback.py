@@ -30,6 +30,8 @@ from tests.ingest.fuzz_inputs import valid_inputs
 from tests.ingest.fuzz_mutations import MutatedInput, Mutation, fuzz_settings, mutated_inputs
 from tests.ingest.import_properties import PropertyError, Run, check_import, run_command
 from trailcheck.ingest.formats import FORMAT_NAMES
+from trailcheck.trace import Trace
+from trailcheck.trace.unread import unread_parts
 
 CI_EXAMPLES = 25
 CI_VALID_EXAMPLES = 5
@@ -121,7 +123,6 @@ def _openai_call(arguments: str) -> bytes:
 DUPLICATE_KEYS = {
     "trailcheck": b'{"trace_id":"t","metadata":{"x":1,"x":2}}\n',
     "openai": b'{"id":"c","messages":[{"role":"user","content":"a","content":"b"}]}\n',
-    "openai-arguments": _openai_call('{"a":1,"a":2}'),
     "spans": (
         b'{"trace_id":"t","span_id":"s","name":"a","name":"b","start_ns":1,"end_ns":2,'
         b'"attributes":{}}\n'
@@ -134,6 +135,23 @@ def test_a_duplicate_json_key_is_rejected(tmp_path: Path, fmt: str) -> None:
     run = _import(tmp_path, "input.jsonl", DUPLICATE_KEYS[fmt], "--format", fmt.split("-")[0])
     assert run.code == 1
     assert any("input.jsonl:1:" in line for line in run.rejected_lines), run.err
+
+
+def test_a_duplicate_key_in_tool_call_arguments_leaves_its_message_out_kept_verbatim(
+    tmp_path: Path,
+) -> None:
+    # As in a span's arguments: the part is not read, and the reading report keeps it as written.
+    run = _import(tmp_path, "input.jsonl", _openai_call('{"a":1,"a":2}'), "--format", "openai")
+    assert run.code == 0, run.err
+    (trace,) = [
+        Trace.model_validate_json(line)
+        for line in (tmp_path / "out.jsonl").read_bytes().splitlines()
+    ]
+    # The message is left out, and the tool message answering its call answers none.
+    part, orphan = unread_parts(trace.metadata)
+    assert (part["field"], orphan["field"]) == ("messages[1]", "messages[2].tool_call_id")
+    assert part["kept"]["tool_calls"][0]["function"]["arguments"] == '{"a":1,"a":2}'
+    assert "given twice" in part["reason"]
 
 
 @pytest.mark.parametrize("fmt", FORMAT_NAMES)

@@ -1,5 +1,6 @@
-"""The OpenAI chat-messages importer: record shapes, tool-call pairing, ids, rejections, detection,
-and the recorded tau-bench trajectories."""
+"""The OpenAI chat-messages importer: record shapes, tool-call pairing, ids, what is read around
+(left out and named in the reading report), rejections, detection, and the recorded tau-bench
+trajectories."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import orjson
 import pytest
 
 from trailcheck.errors import RecordError
+from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
+from trailcheck.ingest.openai_chat import parse_message
 from trailcheck.ingest.openai_messages import (
     looks_like_openai_messages,
     read_openai_messages,
@@ -18,6 +21,7 @@ from trailcheck.ingest.openai_messages import (
 )
 from trailcheck.ingest.records import Rejection
 from trailcheck.trace import Message, MessageToolCall, Trace
+from trailcheck.trace.unread import unread_parts
 
 TAU_BENCH_TRAJECTORIES = Path("tau-bench") / "gpt-4o-airline-trajectories.json"
 
@@ -216,23 +220,8 @@ def test_trace_round_trips_through_json() -> None:
     ("messages", "field", "message_part"),
     [
         ([], None, "at least one message"),
-        ([{"role": "user", "content": 3}], "[0].content", "content must be text"),
-        (
-            [{"role": "user", "content": "x", "tool_calls": [call("c", "f", {})]}],
-            "[0].tool_calls",
-            "only an assistant message calls tools",
-        ),
-        ([{"role": "tool", "content": "x"}], "[0].tool_call_id", "needs the tool_call_id"),
-        (
-            [
-                {
-                    "role": "assistant",
-                    "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": {"a": 1}}}],
-                }
-            ],
-            "[0].tool_calls[0].function.arguments",
-            "JSON text",
-        ),
+        ({"role": "user", "content": "x"}, None, "messages must be a JSON array"),
+        ([{"role": "user", "content": "x"}, 5], "[1]", "a message must be a JSON object"),
         (
             [
                 {
@@ -247,19 +236,12 @@ def test_trace_round_trips_through_json() -> None:
             "needs a non-empty id",
         ),
         (
-            [{"role": "assistant", "tool_calls": [{**call("c", "f", {}), "type": "custom"}]}],
-            "[0].tool_calls[0].type",
-            "only function tool calls",
-        ),
-        (
-            [{"role": "user", "content": [{"type": "tool_result", "content": "x"}]}],
-            "[0].content[0].type",
-            "another format's tool call",
-        ),
-        (
-            [{"role": "assistant", "tool_calls": [{**call("c", "f", {}), "index": 3}]}],
-            "[0].tool_calls[0].index",
-            "not the call's position 0",
+            [
+                {"role": "user", "content": "x"},
+                {"role": "assistant", "tool_calls": [call("c", "f", {})]},
+            ],
+            "[1].tool_calls[0]",
+            "tool call 'c' has no tool message answering it",
         ),
         (
             [
@@ -279,11 +261,21 @@ def test_trace_round_trips_through_json() -> None:
             "[2].tool_call_id",
             "already answered by message 1",
         ),
+        (
+            [
+                {"role": "assistant", "tool_calls": [call("c", "f", {})]},
+                {"role": "tool", "tool_call_id": "c", "name": "g", "content": "1"},
+            ],
+            "[1].name",
+            "names tool 'g', but the call it answers (tool call 0 of message 0) is to 'f'",
+        ),
     ],
 )
-def test_bad_conversations_raise_record_errors_naming_the_field(
-    messages: list[dict[str, Any]], field: str | None, message_part: str
+def test_broken_conversations_raise_record_errors_naming_the_field(
+    messages: Any, field: str | None, message_part: str
 ) -> None:
+    # Broken structure: no array of messages, a message that is not an object, and (in a
+    # conversation read whole) tool calls that do not pair up.
     with pytest.raises(RecordError) as raised:
         trace_from_messages(messages, trace_id="t", source="mine.json")
     assert (raised.value.source, raised.value.field) == ("mine.json", field)
@@ -301,6 +293,261 @@ def test_sdk_dump_fields_that_say_nothing_are_accepted(fixtures: Path) -> None:
         ("call_1", {"in_stock": 3}),
         ("call_1", {"in_stock": 2}),
     ]
+
+
+# --- what is read around: left out, named in the reading report ------------------------------
+
+UNKNOWN_ROLE_REASON = (
+    "role: role 'ipython' is not one of system, developer, user, assistant, tool,"
+    " nor an alias of one (function, tool-call, tool-response, model, human, ai)"
+)
+
+
+def with_message_at(messages: list[dict[str, Any]], index: int, extra: Any) -> list[Any]:
+    return [*messages[:index], extra, *messages[index:]]
+
+
+def test_an_unknown_role_message_is_left_out_and_named_verbatim_in_the_reading_report() -> None:
+    ipython = {"role": "ipython", "content": "print(lookup('A-1003'))"}
+    trace = trace_from_messages(with_message_at(REFUND, 2, ipython), trace_id="t")
+    # The other messages, their tool calls and the final answer are read as without it.
+    assert isinstance(trace.input, list)
+    assert [as_recorded(m) for m in trace.input] == [source_message(m) for m in REFUND]
+    assert [(c.name, c.call_id, c.arguments, c.result) for c in trace.tool_calls] == [
+        ("lookup_order", "c1", {"id": 3}, {"paid": 25.5}),
+        ("refund", "c2", {"amount": 25.5}, "refunded"),
+    ]
+    # Times are positions in the input, the messages read.
+    assert [(c.start_ns, c.end_ns) for c in trace.tool_calls] == [(3, 4), (5, 6)]
+    assert trace.final_output == "Refunded 25.50."
+    assert trace.metadata == {
+        "trailcheck.unread": [
+            {"span_id": None, "field": "[2]", "reason": UNKNOWN_ROLE_REASON, "kept": ipython}
+        ]
+    }
+    assert Trace.model_validate_json(trace.model_dump_json()) == trace
+
+
+def test_the_report_names_the_message_by_its_path_in_the_file() -> None:
+    ipython = {"role": "ipython", "content": "x"}
+    record = {"id": "r", "task_id": 4, "traj": with_message_at(REFUND, 5, ipython)}
+    (trace,) = traces(read_bytes(orjson.dumps(record)))
+    assert [(p["field"], p["kept"]) for p in unread_parts(trace.metadata)] == [("traj[5]", ipython)]
+    # The record's own fields stay beside the report.
+    assert trace.metadata["task_id"] == 4
+    first, second = traces(read_bytes(orjson.dumps([{**record, "id": "a"}, record]), "two.json"))
+    assert [p["field"] for t in (first, second) for p in unread_parts(t.metadata)] == [
+        "[0].traj[5]",
+        "[1].traj[5]",
+    ]
+
+
+def test_the_import_summary_counts_a_partly_read_conversation(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    ipython = {"role": "ipython", "content": "x"}
+    records = [
+        {"id": "whole", "messages": REFUND},
+        {"id": "partly", "messages": with_message_at(REFUND, 2, ipython)},
+    ]
+    path.write_bytes(b"\n".join(orjson.dumps(record) for record in records))
+    summary = ImportSummary()
+    imported = list(iter_import([path], summary=summary))  # the format detected
+    assert summary.formats == {str(path): "openai"}
+    assert [t.trace_id for t in imported] == ["whole", "partly"]
+    assert (summary.imported, summary.rejected, summary.partly_read) == (2, 0, 1)
+    assert summary.rejections == []
+    assert summary.ok
+    (note,) = [line for line in capture_warnings(summary) if "verbatim" in line]
+    assert note.startswith("note: 1 trace(s) hold parts trailcheck kept verbatim")
+
+
+def test_alias_roles_read_as_the_roles_they_are() -> None:
+    messages = [
+        {"role": "human", "content": "Stock of SKU-1?"},
+        {"role": "ai", "content": None, "tool_calls": [call("c1", "check_stock", {"sku": 1})]},
+        {"role": "function", "tool_call_id": "c1", "name": "check_stock", "content": "3"},
+        {"role": "ai", "content": "3 in stock."},
+    ]
+    trace = trace_from_messages(messages, trace_id="t-alias")
+    assert isinstance(trace.input, list)
+    assert [m.role for m in trace.input] == ["user", "assistant", "tool", "assistant"]
+    assert trace.input_text == "Stock of SKU-1?"
+    assert [(c.name, c.call_id, c.arguments, c.result) for c in trace.tool_calls] == [
+        ("check_stock", "c1", {"sku": 1}, 3)
+    ]
+    assert trace.final_output == "3 in stock."
+    assert unread_parts(trace.metadata) == []
+
+
+def test_the_strict_reading_other_importers_use_knows_no_alias() -> None:
+    # logfire's OpenAI Agents spans read their messages strictly, and note what fails.
+    with pytest.raises(RecordError, match="role 'function' is not one of"):
+        parse_message({"role": "function", "tool_call_id": "c", "content": "x"}, "[0]")
+    with pytest.raises(RecordError, match="would drop it"):
+        parse_message({"role": "assistant", "content": None, "refusal": "No."}, "[0]")
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        ({"role": "robot", "content": "hi"}, "role: role 'robot' is not one of system"),
+        ({"role": ["user"], "content": "hi"}, "role: role ['user'] is not one of system"),
+        ({"content": "no role here"}, "role: a message needs a role"),
+        ({"role": "user", "content": 3}, "content: content must be text"),
+        (
+            {"role": "user", "content": [{"type": "tool_result", "content": "x"}]},
+            "content[0].type: a 'tool_result' part is another format's tool call",
+        ),
+        (
+            {"role": "user", "content": "x", "tool_calls": [call("c", "f", {})]},
+            "tool_calls: only an assistant message calls tools",
+        ),
+        (
+            {"role": "function", "name": "lookup_order", "content": "legacy"},
+            "tool_call_id: a tool message needs the tool_call_id",
+        ),
+        (
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": {"a": 1}}}],
+            },
+            "tool_calls[0].function.arguments: arguments must be the JSON text of an object",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{**call("c", "f", {}), "type": "custom"}]},
+            "tool_calls[0].type: type 'custom' is not 'function'",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{**call("c", "f", {}), "index": 3}]},
+            "tool_calls[0].index: index 3 is not the call's position 0",
+        ),
+    ],
+)
+def test_a_message_that_cannot_be_read_is_left_out_and_reported(
+    message: dict[str, Any], reason: str
+) -> None:
+    question = {"role": "user", "content": "Look up order A-1."}
+    answer = {"role": "assistant", "content": "Done."}
+    trace = trace_from_messages([question, message, answer], trace_id="t")
+    assert isinstance(trace.input, list)
+    assert [as_recorded(m) for m in trace.input] == [
+        source_message(question),
+        source_message(answer),
+    ]
+    assert trace.final_output == "Done."
+    assert trace.tool_calls == []
+    (part,) = unread_parts(trace.metadata)
+    assert (part["span_id"], part["field"], part["kept"]) == (None, "[1]", message)
+    assert part["reason"].startswith(reason), part["reason"]
+
+
+def test_a_conversation_of_unreadable_messages_imports_empty_and_says_so() -> None:
+    robot = {"role": "robot", "content": "beep"}
+    trace = trace_from_messages([robot], trace_id="t")
+    assert (trace.input, trace.final_output, trace.tool_calls) == ([], None, [])
+    assert [(p["field"], p["kept"]) for p in unread_parts(trace.metadata)] == [("[0]", robot)]
+
+
+def test_a_field_with_no_place_is_reported_and_its_message_read_without_it() -> None:
+    extra = {"google": {"thought_signature": "c2ln"}}
+    messages = [
+        {"role": "user", "content": "Stock of SKU-1?"},
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "refusal": "Not that.",
+            "tool_calls": [{**call("c1", "check_stock", {}), "extra_content": extra}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "3"},
+    ]
+    trace = trace_from_messages(messages, trace_id="t")
+    assert isinstance(trace.input, list)
+    assert trace.input[1] == Message(
+        role="assistant",
+        content="Checking.",
+        tool_calls=[MessageToolCall(id="c1", name="check_stock", arguments={})],
+    )
+    assert [(c.call_id, c.result) for c in trace.tool_calls] == [("c1", 3)]
+    reason = "the trace model has no place for this field; the message is read without it"
+    assert unread_parts(trace.metadata) == [
+        {"span_id": None, "field": "[1].refusal", "reason": reason, "kept": "Not that."},
+        {
+            "span_id": None,
+            "field": "[1].tool_calls[0].extra_content",
+            "reason": reason,
+            "kept": extra,
+        },
+    ]
+
+
+def test_a_call_whose_answer_was_left_out_is_a_call_without_a_result() -> None:
+    messages = [
+        {"role": "user", "content": "Stock of SKU-1?"},
+        {"role": "assistant", "content": None, "tool_calls": [call("c1", "check_stock", {})]},
+        {"role": "tool", "tool_call_id": "c1", "content": 3},
+        {"role": "assistant", "content": "Unknown."},
+    ]
+    trace = trace_from_messages(messages, trace_id="t")
+    assert [(c.name, c.call_id, c.result, c.start_ns, c.end_ns) for c in trace.tool_calls] == [
+        ("check_stock", "c1", None, 2, 3)  # it lasts to the last message read
+    ]
+    assert trace.final_output == "Unknown."
+    assert [(p["field"], p["reason"]) for p in unread_parts(trace.metadata)] == [
+        ("[2]", "content: content must be text, an array of parts or null, not a number"),
+        ("[1].tool_calls[0]", "tool call 'c1' has no tool message answering it"),
+    ]
+
+
+def test_an_answer_whose_call_was_left_out_stays_in_the_input_and_answers_nothing() -> None:
+    messages = [
+        {"role": "user", "content": "Stock of SKU-1?"},
+        {"role": "assistant", "content": None, "tool_calls": [call("c1", "check_stock", "{")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "error: bad arguments"},
+        {"role": "assistant", "content": "Sorry."},
+    ]
+    trace = trace_from_messages(messages, trace_id="t")
+    assert isinstance(trace.input, list)
+    assert [(m.role, m.content) for m in trace.input] == [
+        ("user", "Stock of SKU-1?"),
+        ("tool", "error: bad arguments"),
+        ("assistant", "Sorry."),
+    ]
+    assert trace.tool_calls == []
+    assert [s.kind for s in trace.spans] == ["agent", "llm"]
+    assert [(p["field"], p.get("kept") is not None) for p in unread_parts(trace.metadata)] == [
+        ("[1]", True),
+        ("[2].tool_call_id", False),
+    ]
+
+
+def test_an_id_reused_after_a_lost_answer_pairs_with_the_later_call() -> None:
+    messages = [
+        {"role": "user", "content": "Stock, then price."},
+        {"role": "assistant", "content": None, "tool_calls": [call("c", "stock", {})]},
+        {"role": "tool", "tool_call_id": "c", "content": {"n": 3}},
+        {"role": "assistant", "content": None, "tool_calls": [call("c", "price", {})]},
+        {"role": "tool", "tool_call_id": "c", "content": "9.99"},
+        {"role": "assistant", "content": "3 at 9.99."},
+    ]
+    trace = trace_from_messages(messages, trace_id="t")
+    assert [(c.name, c.result) for c in trace.tool_calls] == [("stock", None), ("price", 9.99)]
+    assert [p["field"] for p in unread_parts(trace.metadata)] == ["[2]", "[3].tool_calls[0].id"]
+    assert "already awaiting an answer for tool call 0 of message 1" in str(
+        unread_parts(trace.metadata)[1]["reason"]
+    )
+
+
+def test_when_the_last_assistant_message_is_left_out_there_is_no_final_output() -> None:
+    question = {"role": "user", "content": "Refund A-1."}
+    first = {"role": "assistant", "content": "Let me check."}
+    lost = {"role": "ai", "content": 42}
+    robot = {"role": "robot", "content": "beep"}
+    # An earlier answer is not the last model call's answer.
+    assert trace_from_messages([question, first, lost], trace_id="t").final_output is None
+    # A message of unknown role says nothing about it.
+    assert trace_from_messages([question, first, robot], trace_id="t").final_output == (
+        "Let me check."
+    )
 
 
 # --- files ------------------------------------------------------------------------------------
@@ -366,57 +613,82 @@ def test_generated_trace_ids_are_stable_and_unique_per_record() -> None:
     assert first == again
 
 
-def test_malformed_jsonl_rejects_each_bad_record_and_imports_the_rest(fixtures: Path) -> None:
+def test_malformed_jsonl_rejects_each_broken_record_and_imports_the_rest(fixtures: Path) -> None:
     items = read(fixtures / "openai" / "malformed.jsonl")
-    assert [t.trace_id for t in items if isinstance(t, Trace)] == ["good-1", "good-2"]
     found = [(r.source, r.line, r.field) for r in rejections(items)]
     assert found == [
         ("malformed.jsonl", 2, None),
-        ("malformed.jsonl", 3, "messages[1].role"),
-        ("malformed.jsonl", 4, "messages[1].role"),
-        ("malformed.jsonl", 5, "messages[1].tool_calls[0].function.name"),
-        ("malformed.jsonl", 6, "messages[1].tool_calls[0].function.arguments"),
-        ("malformed.jsonl", 7, "messages[1].tool_calls[0].function.arguments"),
         ("malformed.jsonl", 8, "messages[1].tool_calls[0]"),
         ("malformed.jsonl", 9, "messages[1].tool_call_id"),
         ("malformed.jsonl", 10, "messages[1].tool_calls[1].id"),
         ("malformed.jsonl", 11, None),
         ("malformed.jsonl", 12, None),
-        ("malformed.jsonl", 14, "messages[1].refusal"),
         ("malformed.jsonl", 15, "messages[2].name"),
     ]
     messages = [r.message for r in rejections(items)]
     for line_index, expected in [
         (0, "not a number"),
-        (1, "needs a role"),
-        (2, "role 'function' is not one of"),
-        (3, "needs a name"),
+        (1, "tool call 'c1' has no tool message answering it"),
+        (2, "answers 'c9', which no earlier tool call has"),
+        (3, "already awaiting an answer"),
         (4, "not valid JSON"),
-        (5, "must be a JSON object, not an array"),
-        (6, "tool call 'c1' has no tool message answering it"),
-        (7, "answers 'c9', which no earlier tool call has"),
-        (8, "already awaiting an answer"),
-        (9, "not valid JSON"),
-        (10, "exactly one of messages, traj, conversation"),
-        (11, "would drop it"),
-        (12, "names tool 'cancel_order'"),
+        (5, "exactly one of messages, traj, conversation"),
+        (6, "names tool 'cancel_order'"),
     ]:
         assert expected in messages[line_index], messages[line_index]
     # A rejection names its trace when the record's id can be read.
-    assert rejections(items)[10].trace_id == "no-conversation"
-    assert str(rejections(items)[4]).startswith(
-        "malformed.jsonl:6: field 'messages[1].tool_calls[0].function.arguments': not valid JSON"
+    assert rejections(items)[5].trace_id == "no-conversation"
+    assert str(rejections(items)[1]).startswith(
+        "malformed.jsonl:8: field 'messages[1].tool_calls[0]': tool call 'c1' has no tool message"
     )
+    # The records whose messages could not all be read are imported, and say what was not.
+    imported = [item for item in items if isinstance(item, Trace)]
+    assert [t.trace_id for t in imported if not unread_parts(t.metadata)] == ["good-1", "good-2"]
+    reports = [
+        [(part["field"], part["reason"]) for part in unread_parts(t.metadata)]
+        for t in imported
+        if unread_parts(t.metadata)
+    ]
+    assert [[field for field, _ in report] for report in reports] == [
+        ["messages[1]"],
+        ["messages[1]"],
+        ["messages[1]", "messages[2].tool_call_id"],
+        ["messages[1]", "messages[2].tool_call_id"],
+        ["messages[1]", "messages[2].tool_call_id"],
+        ["messages[1].refusal"],
+    ]
+    assert reports[0][0][1] == "role: a message needs a role"
+    # A legacy function message is a tool message, but without a tool_call_id it answers none.
+    assert reports[1][0][1].startswith("tool_call_id: a tool message needs the tool_call_id")
+    assert (
+        reports[2][0][1]
+        == "tool_calls[0].function.name: a tool call needs a name, as non-empty text"
+    )
+    assert reports[2][1][1] == "this tool message answers 'c1', which no earlier tool call has"
 
 
-def test_json_array_rejection_names_index_path_and_record_start_line(fixtures: Path) -> None:
+def test_json_array_report_and_rejection_name_the_record_path(fixtures: Path) -> None:
     items = read(fixtures / "openai" / "malformed.json")
-    assert [type(item).__name__ for item in items] == ["Trace", "Rejection", "Trace"]
-    rejection = items[1]
+    first, partly_read, last = traces(items)
+    assert unread_parts(first.metadata) == unread_parts(last.metadata) == []
+    assert [
+        (p["field"], p.get("kept", {}).get("role")) for p in unread_parts(partly_read.metadata)
+    ] == [
+        ("[1].traj[1]", "assistant"),
+        ("[1].traj[2].tool_call_id", None),
+    ]
+    assert partly_read.trace_id.startswith("malformed:1:")
+    # Broken structure in an array of records: the record's start line and its path.
+    good = {"id": "a", "traj": [{"role": "user", "content": "x"}]}
+    broken = {"id": "b", "traj": [{"role": "user", "content": "x"}, ["not", "a", "message"]]}
+    data = orjson.dumps([good, broken], option=orjson.OPT_INDENT_2)
+    trace, rejection = read_bytes(data, "runs.json")
+    assert isinstance(trace, Trace)
     assert isinstance(rejection, Rejection)
-    assert (rejection.line, rejection.field) == (21, "[1].traj[1].tool_calls[0].function.arguments")
-    assert rejection.trace_id is not None
-    assert rejection.trace_id.startswith("malformed:1:")
+    # The record starts on the line before its first field.
+    start_line = data[: data.index(b'"id": "b"')].count(b"\n")
+    assert (rejection.line, rejection.field, rejection.trace_id) == (start_line, "[1].traj[1]", "b")
+    assert rejection.message == "a message must be a JSON object, not an array"
 
 
 def test_record_start_lines_are_not_fooled_by_brackets_inside_strings() -> None:

@@ -16,6 +16,7 @@ from trailcheck.ingest.openai_messages import read_openai_messages, trace_from_m
 from trailcheck.ingest.records import Rejection
 from trailcheck.ingest.tau_bench import looks_like_tau_bench, read_tau_bench
 from trailcheck.trace import Trace
+from trailcheck.trace.unread import unread_parts
 
 TAU_BENCH_TRAJECTORIES = Path("tau-bench") / "gpt-4o-airline-trajectories.json"
 
@@ -169,9 +170,9 @@ def test_a_trial_the_harness_could_not_run_is_kept_without_spans() -> None:
             "outputs must be a JSON array of text",
         ),
         (
-            result(traj=[{"role": "robot", "content": "hi"}]),
-            "[1].traj[0].role",
-            "role 'robot' is not one of",
+            result(traj=[{"role": "user", "content": "hi"}, "hi"]),
+            "[1].traj[1]",
+            "a message must be a JSON object, not a string",
         ),
         ("not a record", "[1]", "a tau-bench result must be a JSON object, not a string"),
     ],
@@ -190,6 +191,18 @@ def test_a_bad_record_is_rejected_naming_file_line_and_field(
         orjson.dumps(result(trial=0), option=orjson.OPT_INDENT_2).split(b"\n")
     )
     assert str(bad).startswith(f"r.json:{bad.line}: field '{field}': ")
+
+
+def test_a_message_no_reader_knows_is_reported_at_its_place_in_the_results() -> None:
+    robot = {"role": "robot", "content": "beep"}
+    first, second = read_records(result(), result(trial=2, traj=[*conversation(), robot]))
+    assert isinstance(first, Trace)
+    assert isinstance(second, Trace)
+    assert unread_parts(first.metadata) == []
+    [part] = unread_parts(second.metadata)
+    assert part["field"] == "[1].traj[" + str(len(conversation())) + "]"
+    assert part["kept"] == robot
+    assert "role 'robot'" in part["reason"]
 
 
 def test_a_broken_document_is_one_rejection() -> None:

@@ -58,7 +58,7 @@ from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.anthropic_results import with_failed_results
-from trailcheck.ingest.framework_shapes import EVENTS_ATTRIBUTES
+from trailcheck.ingest.framework_shapes import EVENTS_ATTRIBUTES, VALUE_MESSAGES, ValueMessages
 from trailcheck.ingest.frameworks import (
     ADK_LLM_REQUEST,
     adk_messages,
@@ -179,6 +179,11 @@ def _span(raw: RawSpan, unread: UnreadParts | None) -> Span:
         ),
         unknown,
     )
+    if kind == "llm" and raw.scope_name in VALUE_MESSAGES:
+        input_messages, output_messages = interpreted(
+            lambda: _value_messages(attributes, VALUE_MESSAGES[raw.scope_name or ""]),
+            (input_messages, output_messages),
+        )
     if kind == "tool" and ends_the_run(raw):
         kind = "other"  # the framework's own step (smolagents' final_answer), not a call
     read_tool = tool_invocation if logfire is None else logfire.tool
@@ -262,6 +267,15 @@ def span_messages(
         inputs if inputs is not None else from_events[0],
         outputs if outputs is not None else from_events[1],
     )
+
+
+def _value_messages(attributes: Mapping[str, Any], shape: ValueMessages) -> Messages:
+    """A model call's messages as its framework's own objects in ``input.value`` and
+    ``output.value``, where the instrumentation's row says so; the flattened ones otherwise."""
+    fields = (f"attributes.{semconv.INPUT_VALUE}", f"attributes.{semconv.OUTPUT_VALUE}")
+    inputs = shape.read(attributes.get(semconv.INPUT_VALUE), shape.input_key, fields[0])
+    outputs = shape.read(attributes.get(semconv.OUTPUT_VALUE), shape.output_key, fields[1])
+    return inputs, outputs
 
 
 def _embedded_events(attributes: Mapping[str, Any]) -> list[SpanEvent]:

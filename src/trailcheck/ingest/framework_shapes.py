@@ -19,6 +19,10 @@ A :class:`ToolShape` row says, for that instrumentation's tool spans:
   (smolagents' ``final_answer``, DSPy ReAct's ``finish``): their spans are read as the
   framework's own steps (kind ``other``), and the answer comes from the run's output.
 
+A :data:`VALUE_MESSAGES` row says that a model span's messages are the framework's own objects
+in ``input.value`` / ``output.value`` (Haystack's ``ChatMessage`` reprs), and which reader reads
+them, where the instrumentation's flattened messages drop call ids and results.
+
 An :data:`EVENTS_ATTRIBUTES` row names the attribute in which an instrumentation records a model
 call's GenAI events as one JSON array (Pydantic AI's instrumentation version 1), read as the
 span events they would have been.
@@ -41,7 +45,8 @@ from typing import Any, Final
 
 import orjson
 
-from trailcheck.trace import Span, Status, ToolInvocation
+from trailcheck.ingest.haystack_messages import haystack_messages
+from trailcheck.trace import Message, Span, Status, ToolInvocation
 
 Unwrap = Callable[[Any], Any]
 
@@ -185,6 +190,13 @@ TOOL_SHAPES: Final[Mapping[str, ToolShape]] = {
     ),
     # agno-3.1.10-openinference-1.0.15
     "openinference.instrumentation.agno": ToolShape(result=python_literal),
+    # beeai-0.1.85-openinference-0.1.30: {"input": {...}, "options": null}; results as str()
+    "openinference.instrumentation.beeai": ToolShape(
+        arguments_in="input",
+        envelope=frozenset({"input", "options"}),
+        result=python_literal,
+        not_calls=frozenset({"final_answer"}),
+    ),
     # autogen-agentchat-0.7.5-openinference-0.1.22
     "openinference.instrumentation.autogen_agentchat": ToolShape(result=python_literal),
     # crewai-1.15.30-openinference-1.1.21-event-listener (its event listener's own scope)
@@ -250,6 +262,8 @@ def _field_text(recorded: Any, keys: tuple[str, ...]) -> str | None:
 RUN_SHAPES: Final[Mapping[str, RunShape]] = {
     # smolagents-1.26.0-openinference-0.1.43: input.value = {"task": ..., "stream": ..., ...}
     "openinference.instrumentation.smolagents": RunShape(input_in=("task",)),
+    # beeai-0.1.85-openinference-0.1.30: input.value = {"input": ...}
+    "openinference.instrumentation.beeai": RunShape(input_in=("input",)),
     # dspy-3.4.1-openinference-0.1.48: {"input_args": {"question": ...}} and the Prediction
     "openinference.instrumentation.dspy": RunShape(
         input_in=("input_args.question",), answer_in=("answer",)
@@ -259,6 +273,8 @@ RUN_SHAPES: Final[Mapping[str, RunShape]] = {
     "openinference.instrumentation.crewai._event_listener": RunShape(answer_in=("raw",)),
     # llama-index-0.14.25-openinference-4.6.1: the workflow's start state and its StopEvent repr
     "openinference.instrumentation.llama_index": RunShape(model_speaks=True),
+    # haystack-3.4.1-openinference-0.1.46: {"messages": [<ChatMessage reprs>]} on both sides
+    "openinference.instrumentation.haystack": RunShape(model_speaks=True),
 }
 
 NO_RUN_SHAPE: Final = RunShape()
@@ -267,6 +283,27 @@ NO_RUN_SHAPE: Final = RunShape()
 def run_shape(scope_name: Any) -> RunShape:
     """The row of the instrumentation named ``scope_name`` (a root span's ``otel.scope.name``)."""
     return RUN_SHAPES.get(scope_name if isinstance(scope_name, str) else "", NO_RUN_SHAPE)
+
+
+@dataclass(frozen=True)
+class ValueMessages:
+    """Where a model span records its messages as the framework's own objects: the lists under
+    ``input_key`` of ``input.value`` and ``output_key`` of ``output.value``, and the reader of
+    them (``read(value, key, field)``)."""
+
+    read: Callable[[Any, str, str], list[Message] | None]
+    input_key: str
+    output_key: str
+
+
+# Instrumentations whose model spans' flattened messages drop what a grader needs (a tool
+# message's result, every call id) and whose input.value / output.value keep it.
+VALUE_MESSAGES: Final[Mapping[str, ValueMessages]] = {
+    # haystack-3.4.1-openinference-0.1.46: ChatMessage reprs; no tool spans
+    "openinference.instrumentation.haystack": ValueMessages(
+        haystack_messages, "messages", "replies"
+    ),
+}
 
 
 # Instrumentations that record a model call's GenAI events as one JSON array attribute of its

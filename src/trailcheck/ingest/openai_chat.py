@@ -6,7 +6,10 @@ A message has ``role`` (``system``, ``developer``, ``user``, ``assistant`` or ``
 "type": "function", "function": {"name", "arguments": "<JSON object text>"}}``), a tool message's
 ``tool_call_id`` and an optional ``name``. A field the trace model has no room for (``refusal``,
 ``audio``, ``function_call``...) is accepted only while it holds nothing (null, ``[]``, ``{}``),
-as SDK dumps write it; with a value it would be dropped, so the record is rejected instead.
+as SDK dumps write it; with a value it would be dropped, so :func:`parse_message` rejects the
+message. :func:`read_message`, the message-log importer's reading, reads an alias role
+(``ROLE_ALIASES``: ``function`` as ``tool``, ``human`` as ``user``...) as its role and hands such
+a field back to be reported instead.
 
 Errors are :class:`~trailcheck.errors.RecordError` whose ``field`` is a path into the message
 list (``[5].tool_calls[0].function.arguments``).
@@ -14,16 +17,17 @@ list (``[5].tool_calls[0].function.arguments``).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final, cast
 
 import orjson
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.genai_messages import ROLES, invalid_json_message, json_kind
+from trailcheck.ingest.genai_messages import ROLE_ALIASES, ROLES, invalid_json_message, json_kind
 from trailcheck.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.trace import Message, MessageToolCall, Role
 
-__all__ = ["parse_message", "tool_call_answers"]
+__all__ = ["message_role", "parse_message", "read_message", "tool_call_answers"]
 
 _MESSAGE_KEYS: Final = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
 _TOOL_CALL_KEYS: Final = frozenset({"id", "type", "function", "index"})
@@ -39,98 +43,157 @@ def parse_message(raw: Any, path: str) -> Message:
     """One recorded message as a Message; a RecordError naming the first bad field otherwise."""
     if not isinstance(raw, dict):
         raise RecordError(f"a message must be a JSON object, not {json_kind(raw)}", field=path)
-    role = _role(raw, path)
-    _refuse_unkept_fields(raw, _MESSAGE_KEYS, path)
+    return _message(raw, _role(raw, path), path, None)
+
+
+def read_message(raw: dict[str, Any], path: str) -> tuple[Message, dict[str, Any]]:
+    """One recorded message as a Message, read tolerantly: an alias role reads as its role, and a
+    field the trace model has no place for is left out of the Message and returned beside it
+    (its path → its value, verbatim). A RecordError naming the first bad field when the message
+    cannot be read (its role is unknown, a field it has is bad)."""
+    role = message_role(raw)
+    if role is None:
+        if "role" not in raw:
+            raise RecordError("a message needs a role", field=f"{path}.role")
+        raise RecordError(
+            f"role {raw['role']!r} is not one of {', '.join(ROLES)},"
+            f" nor an alias of one ({', '.join(ROLE_ALIASES)})",
+            field=f"{path}.role",
+        )
+    unkept: dict[str, Any] = {}
+    return _message(raw, role, path, unkept), unkept
+
+
+def message_role(raw: dict[str, Any]) -> Role | None:
+    """The role a recorded message names, an alias (``ROLE_ALIASES``) read as its role; ``None``
+    when it names none trailcheck knows."""
+    role: Any = raw.get("role")
+    if not isinstance(role, str):
+        return None
+    if role in ROLE_ALIASES:
+        return ROLE_ALIASES[role]
+    return cast(Role, role) if role in ROLES else None
+
+
+def _message(raw: dict[str, Any], role: Role, path: str, unkept: dict[str, Any] | None) -> Message:
+    _refuse_unkept_fields(raw, _MESSAGE_KEYS, path, unkept)
     return Message(
         role=role,
         content=_content(raw.get("content"), f"{path}.content"),
-        tool_calls=_tool_calls(raw.get("tool_calls"), role, f"{path}.tool_calls"),
+        tool_calls=_tool_calls(raw.get("tool_calls"), role, f"{path}.tool_calls", unkept),
         tool_call_id=_tool_call_id(raw.get("tool_call_id"), role, f"{path}.tool_call_id"),
         name=_optional_text(raw.get("name"), f"{path}.name"),
     )
 
 
-def tool_call_answers(messages: list[Message]) -> dict[tuple[int, int], int]:
+def tool_call_answers(
+    messages: Sequence[Message],
+    *,
+    positions: Sequence[int] | None = None,
+    note: Callable[[RecordError], None] | None = None,
+) -> dict[tuple[int, int], int]:
     """For each tool call, ``(message index, position in its tool_calls)`` → the index of the tool
     message answering it. Every call must be answered, after it, and every tool message must
-    answer a call awaiting its answer."""
+    answer a call awaiting its answer.
+
+    ``positions`` gives each message's index in the source, which errors name (by default its
+    index in ``messages``). Without ``note`` a pairing that fails raises. With it, the failure is
+    handed to ``note`` and the pairing goes on without it: a call never answered (or whose id
+    cannot be awaited, or whose id a later call took while it still awaited) is absent from the
+    result, and a tool message that answers no awaiting call of its tool answers nothing."""
+    source = positions if positions is not None else range(len(messages))
+
+    def fail(error: RecordError) -> None:
+        if note is None:
+            raise error
+        note(error)
+
     awaiting: dict[str, tuple[int, int]] = {}
     answered_at: dict[str, int] = {}
     answers: dict[tuple[int, int], int] = {}
     for index, message in enumerate(messages):
         for position, call in enumerate(message.tool_calls):
-            call_id = _awaitable_id(call, awaiting, f"[{index}].tool_calls[{position}].id")
-            awaiting[call_id] = (index, position)
+            field = f"[{source[index]}].tool_calls[{position}].id"
+            problem = _unawaitable(call, awaiting, source, field)
+            if problem is not None:
+                fail(problem)
+            if call.id:
+                awaiting[call.id] = (index, position)
         if message.role == "tool":
-            origin = _answered_call(message, index, awaiting, answered_at)
-            call_index, call_position = origin
-            _check_tool_named(
-                message,
-                index,
-                messages[call_index].tool_calls[call_position],
-                f"tool call {call_position} of message {call_index}",
-            )
-            answers[origin] = index
-    if awaiting:
-        index, position = min(awaiting.values())
+            found = _answered_call(messages, index, awaiting, answered_at, source)
+            if isinstance(found, RecordError):
+                fail(found)
+            else:
+                answers[found] = index
+    for index, position in sorted(awaiting.values()):
         unanswered = messages[index].tool_calls[position].id
-        raise RecordError(
-            f"tool call {unanswered!r} has no tool message answering it",
-            field=f"[{index}].tool_calls[{position}]",
+        fail(
+            RecordError(
+                f"tool call {unanswered!r} has no tool message answering it",
+                field=f"[{source[index]}].tool_calls[{position}]",
+            )
         )
     return answers
 
 
-def _awaitable_id(call: MessageToolCall, awaiting: dict[str, tuple[int, int]], field: str) -> str:
+def _unawaitable(
+    call: MessageToolCall,
+    awaiting: dict[str, tuple[int, int]],
+    source: Sequence[int],
+    field: str,
+) -> RecordError | None:
     if not call.id:
-        raise RecordError(
+        return RecordError(
             "a tool call needs a non-empty id: a tool message answers it by that id", field=field
         )
     if call.id in awaiting:
         index, position = awaiting[call.id]
-        raise RecordError(
+        return RecordError(
             f"tool call id {call.id!r} is already awaiting an answer for tool call {position} of"
-            f" message {index}; an answer could not tell the two apart",
+            f" message {source[index]}; an answer could not tell the two apart",
             field=field,
         )
-    return call.id
+    return None
 
 
 def _answered_call(
-    message: Message,
+    messages: Sequence[Message],
     index: int,
     awaiting: dict[str, tuple[int, int]],
     answered_at: dict[str, int],
-) -> tuple[int, int]:
+    source: Sequence[int],
+) -> tuple[int, int] | RecordError:
+    message = messages[index]
+    at = source[index]
     call_id = message.tool_call_id
     if not call_id:
-        raise RecordError(
+        return RecordError(
             "a tool message needs the tool_call_id of the call it answers",
-            field=f"[{index}].tool_call_id",
+            field=f"[{at}].tool_call_id",
         )
-    origin = awaiting.pop(call_id, None)
+    origin = awaiting.get(call_id)
     if origin is None:
         earlier = answered_at.get(call_id)
         why = (
-            f"whose call was already answered by message {earlier}"
+            f"whose call was already answered by message {source[earlier]}"
             if earlier is not None
             else "which no earlier tool call has"
         )
-        raise RecordError(
-            f"this tool message answers {call_id!r}, {why}", field=f"[{index}].tool_call_id"
+        return RecordError(
+            f"this tool message answers {call_id!r}, {why}", field=f"[{at}].tool_call_id"
         )
-    answered_at[call_id] = index
-    return origin
-
-
-def _check_tool_named(message: Message, index: int, call: MessageToolCall, origin: str) -> None:
+    call_index, call_position = origin
+    call = messages[call_index].tool_calls[call_position]
     # A tool message that names its tool must name the tool that was called.
     if message.name is not None and message.name != call.name:
-        raise RecordError(
+        return RecordError(
             f"this tool message names tool {message.name!r}, but the call it answers"
-            f" ({origin}) is to {call.name!r}",
-            field=f"[{index}].name",
+            f" (tool call {call_position} of message {source[call_index]}) is to {call.name!r}",
+            field=f"[{at}].name",
         )
+    del awaiting[call_id]
+    answered_at[call_id] = index
+    return origin
 
 
 def _role(raw: dict[str, Any], path: str) -> Role:
@@ -147,13 +210,20 @@ def _says_nothing(value: Any) -> bool:
     return value is None or (isinstance(value, list | dict) and not value)
 
 
-def _refuse_unkept_fields(raw: dict[str, Any], kept: frozenset[str], path: str) -> None:
+def _refuse_unkept_fields(
+    raw: dict[str, Any], kept: frozenset[str], path: str, unkept: dict[str, Any] | None
+) -> None:
+    """A field with a value the Message has no place for: a RecordError, or (``unkept`` given)
+    recorded there, path → value."""
     for key, value in raw.items():
-        if key not in kept and not _says_nothing(value):
+        if key in kept or _says_nothing(value):
+            continue
+        if unkept is None:
             raise RecordError(
                 "the trace model has no place for this field, so importing it would drop it",
                 field=f"{path}.{key}",
             )
+        unkept[f"{path}.{key}"] = value
 
 
 def _optional_text(value: Any, field: str) -> str | None:
@@ -198,7 +268,9 @@ def _tool_call_id(value: Any, role: Role, field: str) -> str | None:
     return value
 
 
-def _tool_calls(value: Any, role: Role, field: str) -> list[MessageToolCall]:
+def _tool_calls(
+    value: Any, role: Role, field: str, unkept: dict[str, Any] | None
+) -> list[MessageToolCall]:
     if _says_nothing(value):
         return []
     if not isinstance(value, list):
@@ -208,14 +280,17 @@ def _tool_calls(value: Any, role: Role, field: str) -> list[MessageToolCall]:
             f"only an assistant message calls tools, not a {role} message", field=field
         )
     return [
-        _tool_call(call, position, f"{field}[{position}]") for position, call in enumerate(value)
+        _tool_call(call, position, f"{field}[{position}]", unkept)
+        for position, call in enumerate(value)
     ]
 
 
-def _tool_call(call: Any, position: int, field: str) -> MessageToolCall:
+def _tool_call(
+    call: Any, position: int, field: str, unkept: dict[str, Any] | None
+) -> MessageToolCall:
     if not isinstance(call, dict):
         raise RecordError(f"a tool call must be a JSON object, not {json_kind(call)}", field=field)
-    _refuse_unkept_fields(call, _TOOL_CALL_KEYS, field)
+    _refuse_unkept_fields(call, _TOOL_CALL_KEYS, field, unkept)
     stream_index = call.get("index")
     if stream_index is not None and (type(stream_index) is not int or stream_index != position):
         # Streamed responses number their tool calls; the number must be the call's position.
@@ -232,7 +307,7 @@ def _tool_call(call: Any, position: int, field: str) -> MessageToolCall:
         raise RecordError(
             f"function must be a JSON object, not {json_kind(function)}", field=f"{field}.function"
         )
-    _refuse_unkept_fields(function, _FUNCTION_KEYS, f"{field}.function")
+    _refuse_unkept_fields(function, _FUNCTION_KEYS, f"{field}.function", unkept)
     return MessageToolCall(
         id=_optional_text(call.get("id"), f"{field}.id"),
         name=_tool_name(function.get("name"), f"{field}.function.name"),

@@ -20,10 +20,11 @@ What a conversation becomes:
 - ``final_output``: the text of the last assistant message, or ``None`` when it has none (it only
   called tools): the last model call's answer, as for span-based traces, never an earlier one.
 
-The source records no times, so ``start_ns``/``end_ns`` count messages, not nanoseconds: an llm
-span runs from its message's index ``i`` to ``i + 1``, its tool calls from ``i + 1`` to one past
-the index of the message answering them, the root from 0 to the number of messages. They give
-order, never durations. Span ids are derived from the trace id and the position, so importing a
+The source records no times, so ``start_ns``/``end_ns`` count messages (positions in ``input``),
+not nanoseconds: an llm span runs from its message's index ``i`` to ``i + 1``, its tool calls
+from ``i + 1`` to one past the index of the message answering them (to the last message when
+none read answers them), the root from 0 to the number of messages. They give order, never
+durations. Span ids are derived from the trace id and the position, so importing a
 record again gives an identical trace.
 
 Trace id: a record's ``trace_id`` field, else its ``id`` (text, or an integer written in decimal),
@@ -33,9 +34,33 @@ the record does.
 
 A tool message answers the call awaiting an answer that has its ``tool_call_id``. Ids may be
 reused once answered (recorded tau-bench trajectories do so); two calls awaiting answers under one
-id are ambiguous and rejected. Nothing is repaired: a record that cannot be represented faithfully
-is a Rejection naming the source, the line where the record starts and the field
-(``[17].traj[5].tool_calls[0].function.arguments``); the other records are imported.
+id are ambiguous.
+
+What is read around (the tolerance rule of :mod:`trailcheck.ingest.unread`): a role other
+frameworks name differently reads as the role it is (``ROLE_ALIASES``: ``function`` as ``tool``,
+``human`` as ``user``, ``ai`` as ``assistant``...). A message that cannot be read (an unknown
+role or none, content that is neither text nor parts, a tool call that is not a function call
+with a name and a JSON object of arguments, a tool message without ``tool_call_id``...) is left
+out of the trace; a field the trace model has no place for (``refusal``, ``audio``,
+``function_call`` holding a value) is left out of its message, which is read without it. Each
+is named in the trace's reading report, ``metadata["trailcheck.unread"]``, with the part verbatim
+under ``kept``, since a message log has no span attributes to keep it on::
+
+    {"span_id": None, "field": "[17].traj[5]", "kept": {"role": "robot", "content": "hi"},
+     "reason": "role: role 'robot' is not one of system, developer, user, assistant, tool, ..."}
+
+Once a message is left out, the calls may no longer pair up (the message left out may have been
+a call or its answer), so a pairing that fails is noted in the report too: a call that no message
+read answers is a call without a result, and a tool message that answers no call read stays in
+``input`` and makes no tool span. When the last assistant message is left out, ``final_output``
+is ``None``: the last model call's answer could not be read, and an earlier one is not it.
+
+What is rejected is broken structure: messages that are not an array, an empty conversation, a
+message that is not a JSON object, a record or trace id that cannot be read, and, in a
+conversation read whole, tool calls that do not pair up (a call no tool message answers, an
+answer to no call, two calls awaiting one id, an answer naming another tool). Nothing is
+repaired: the Rejection names the source, the line where the record starts and the field
+(``[17].traj[5].tool_call_id``); the other records are imported.
 """
 
 from __future__ import annotations
@@ -43,7 +68,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, BinaryIO, Final
 
@@ -52,8 +77,9 @@ import orjson
 from trailcheck.errors import RecordError, UsageError
 from trailcheck.ingest.genai_messages import ROLES, json_kind
 from trailcheck.ingest.json_records import JsonRecord, read_json_records
-from trailcheck.ingest.openai_chat import parse_message, tool_call_answers
+from trailcheck.ingest.openai_chat import message_role, read_message, tool_call_answers
 from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.unread import UNREAD_METADATA_KEY
 from trailcheck.trace import Message, ModelInvocation, Span, ToolInvocation, Trace, semconv
 
 __all__ = [
@@ -119,36 +145,95 @@ def trace_from_messages(
     trace_id: str,
     metadata: dict[str, Any] | None = None,
     source: str = "<input>",
+    path: str = "",
 ) -> Trace:
-    """The Trace of one conversation. A RecordError names the first bad field, as a path into
-    ``messages`` (``[5].tool_calls[0].function.arguments``)."""
+    """The Trace of one conversation. What cannot be read is left out and named in its reading
+    report, whose fields start with ``path``, where ``messages`` sit in the source
+    (``[17].traj``). A RecordError names the first bad field of a broken conversation, as a
+    path into ``messages`` (``[5].tool_call_id``), for the caller to place."""
     if not trace_id:
         raise UsageError("trace_from_messages needs a non-empty trace_id")
     try:
-        return _trace(messages, trace_id, metadata or {})
+        return _trace(messages, trace_id, metadata or {}, path)
     except RecordError as error:
         raise RecordError(error.message, source=source, field=error.field) from None
 
 
-def _trace(raw_messages: Any, trace_id: str, metadata: dict[str, Any]) -> Trace:
+def _trace(raw_messages: Any, trace_id: str, metadata: dict[str, Any], path: str) -> Trace:
     if not isinstance(raw_messages, list):
         raise RecordError(f"messages must be a JSON array, not {json_kind(raw_messages)}")
     if not raw_messages:
         raise RecordError("a conversation needs at least one message")
-    messages = [parse_message(raw, f"[{index}]") for index, raw in enumerate(raw_messages)]
-    answers = tool_call_answers(messages)
+    read = _read_messages(raw_messages, path)
+    answers = tool_call_answers(
+        read.messages, positions=read.positions, note=read.note_pairing if read.left_out else None
+    )
+    if read.report:
+        metadata = {**metadata, UNREAD_METADATA_KEY: read.report}
+    final = read.last_answer
     return Trace(
         trace_id=trace_id,
-        input=messages,
-        final_output=_final_output(messages),
-        spans=_spans(trace_id, messages, answers),
+        input=read.messages,
+        final_output=final.text if final is not None and final.text else None,
+        spans=_spans(trace_id, read.messages, answers),
         metadata=metadata,
     )
 
 
-def _final_output(messages: list[Message]) -> str | None:
-    last = next((message for message in reversed(messages) if message.role == "assistant"), None)
-    return last.text if last is not None and last.text else None
+@dataclass(slots=True)
+class _ReadMessages:
+    """The messages of a conversation that could be read, and the reading report of the rest."""
+
+    path: str  # where the messages sit in the source, which the report's fields start with
+    messages: list[Message] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)  # each message's index in the source
+    report: list[dict[str, Any]] = field(default_factory=list)
+    left_out: bool = False
+    # The last assistant message, None when it was left out (or there is none).
+    last_answer: Message | None = None
+
+    def keep(self, index: int, message: Message, unkept: dict[str, Any]) -> None:
+        self.messages.append(message)
+        self.positions.append(index)
+        if message.role == "assistant":
+            self.last_answer = message
+        for where, value in unkept.items():
+            self._note(
+                where,
+                "the trace model has no place for this field; the message is read without it",
+                value,
+            )
+
+    def leave_out(self, index: int, raw: dict[str, Any], error: RecordError) -> None:
+        self.left_out = True
+        if message_role(raw) == "assistant":
+            self.last_answer = None
+        inside = (error.field or "").removeprefix(f"[{index}]").removeprefix(".")
+        self._note(f"[{index}]", f"{inside}: {error.message}" if inside else error.message, raw)
+
+    def note_pairing(self, error: RecordError) -> None:
+        self._note(error.field or "", error.message)
+
+    def _note(self, where: str, reason: str, kept: Any = None) -> None:
+        # What is kept is never None: a message is an object, an unkept field holds something.
+        part = {"span_id": None, "field": _join_path(self.path, where), "reason": reason}
+        self.report.append(part if kept is None else {**part, "kept": kept})
+
+
+def _read_messages(raw_messages: list[Any], path: str) -> _ReadMessages:
+    read = _ReadMessages(path)
+    for index, raw in enumerate(raw_messages):
+        if not isinstance(raw, dict):
+            raise RecordError(
+                f"a message must be a JSON object, not {json_kind(raw)}", field=f"[{index}]"
+            )
+        try:
+            message, unkept = read_message(raw, f"[{index}]")
+        except RecordError as error:
+            read.leave_out(index, raw, error)
+        else:
+            read.keep(index, message, unkept)
+    return read
 
 
 def _spans(
@@ -182,7 +267,8 @@ def _spans(
             )
         )
         for position, call in enumerate(message.tool_calls):
-            answer = answers[(index, position)]
+            # A call no message read answers has no result; it lasts to the last message.
+            answer = answers.get((index, position))
             spans.append(
                 Span(
                     trace_id=trace_id,
@@ -191,12 +277,12 @@ def _spans(
                     name=f"{semconv.EXECUTE_TOOL_SPAN_NAME_PREFIX}{call.name}",
                     kind="tool",
                     start_ns=index + 1,
-                    end_ns=answer + 1,
+                    end_ns=answer + 1 if answer is not None else len(messages),
                     tool=ToolInvocation(
                         name=call.name,
                         call_id=call.id,
                         arguments=call.arguments,
-                        result=messages[answer].content,
+                        result=messages[answer].content if answer is not None else None,
                         sequence=sequence,
                     ),
                 )
@@ -235,7 +321,11 @@ def _import_record(record: JsonRecord, source: str, stem: str) -> Trace | Reject
         )
     try:
         return trace_from_messages(
-            conversation.messages, trace_id=trace_id, metadata=conversation.metadata, source=source
+            conversation.messages,
+            trace_id=trace_id,
+            metadata=conversation.metadata,
+            source=source,
+            path=conversation.path,
         )
     except RecordError as error:
         return Rejection(

@@ -116,7 +116,13 @@ def _trace(record: JsonRecord, stem: str, source: str) -> Trace:
         return Trace(trace_id=trace_id, metadata=metadata)
     metadata |= _expectations(info.get("task"), _field(at, "info.task"))
     try:
-        return trace_from_messages(messages, trace_id=trace_id, metadata=metadata, source=source)
+        return trace_from_messages(
+            messages,
+            trace_id=trace_id,
+            metadata=metadata,
+            source=source,
+            path=_field(at, "traj"),
+        )
     except RecordError as error:
         traj_field = _field(_field(at, "traj"), error.field or "")
         raise RecordError(error.message, field=traj_field) from None

@@ -144,6 +144,7 @@ def render_trace(trace: Trace, *, full: bool = False) -> RenderableType:
     if unread:
         parts.append(Text(f"kept verbatim, not interpreted ({len(unread)}):", style="yellow"))
         for part in unread:
-            where = f"span {part.get('span_id')}: {part.get('field')}"
+            span_id = part.get("span_id")
+            where = f"span {span_id}: {part.get('field')}" if span_id else str(part.get("field"))
             parts.append(_field(f"  {where}", _cut(str(part.get("reason")), full), style="dim"))
     return Group(*parts)
