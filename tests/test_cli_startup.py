@@ -12,7 +12,7 @@ from typing import get_args
 import pytest
 
 import trailcheck.ingest.formats
-import trailcheck.ingest.otlp_ids
+import trailcheck.ingest.transport.otlp_ids
 import trailcheck.loop
 import trailcheck.serve
 import trailcheck.store
@@ -100,7 +100,7 @@ def test_import_trailcheck_loads_the_trace_model_on_first_use() -> None:
 
 def test_the_values_the_options_spell_out_are_the_librarys() -> None:
     assert options.FORMAT_NAMES == trailcheck.ingest.formats.FORMAT_NAMES
-    assert get_args(options.IdEncoding) == get_args(trailcheck.ingest.otlp_ids.IdEncoding)
+    assert get_args(options.IdEncoding) == get_args(trailcheck.ingest.transport.otlp_ids.IdEncoding)
     assert serve.TOKEN_ENV == trailcheck.serve.TOKEN_ENV
     assert serve.DEFAULT_IDLE_TIMEOUT_S == trailcheck.serve.DEFAULT_IDLE_TIMEOUT_S
     assert serve.DEFAULT_SETTLE_S == trailcheck.serve.DEFAULT_SETTLE_S

@@ -1,11 +1,11 @@
 """A failed tool result in an Anthropic request body
-(:mod:`trailcheck.ingest.anthropic_results`)."""
+(:mod:`trailcheck.ingest.shapes.anthropic_results`)."""
 
 from __future__ import annotations
 
 import json
 
-from trailcheck.ingest.anthropic_results import with_failed_results
+from trailcheck.ingest.shapes.anthropic_results import with_failed_results
 from trailcheck.trace import Message
 
 USER = Message(role="user", content="Where are B-2 and A-1?")

@@ -10,7 +10,7 @@ import orjson
 
 from trailcheck.ingest import import_traces
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.otlp_ids import IdEncoding
+from trailcheck.ingest.transport.otlp_ids import IdEncoding
 from trailcheck.trace import Trace
 from trailcheck.trace.incomplete import INCOMPLETE_KEY, incompleteness
 

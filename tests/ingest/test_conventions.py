@@ -8,8 +8,8 @@ import orjson
 import pytest
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.conventions import OPENINFERENCE_KINDS, OPERATION_KINDS, map_span
 from trailcheck.ingest.records import RawSpan
+from trailcheck.ingest.spans import OPENINFERENCE_KINDS, OPERATION_KINDS, map_span
 from trailcheck.trace import Message, MessageToolCall, Span, StatusCode, Trace, Usage, semconv
 
 SOURCE = "spans.jsonl"

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from trailcheck.ingest.cut_json import ANY_INDEX, ShownString, readable_prefix, shown_strings
+from trailcheck.ingest.transport.cut_json import (
+    ANY_INDEX,
+    ShownString,
+    readable_prefix,
+    shown_strings,
+)
 
 SPAN_TRACE_ID = ("resourceSpans", ANY_INDEX, "scopeSpans", ANY_INDEX, "spans", ANY_INDEX, "traceId")
 

@@ -1,6 +1,6 @@
 """Where a model call's GenAI events are found: log records named against the step that wraps
 the call (:mod:`trailcheck.ingest.log_join`), and events kept in one JSON attribute
-(:func:`trailcheck.ingest.genai_events.events_from_json`)."""
+(:func:`trailcheck.ingest.conventions.genai_events.events_from_json`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest import assemble_trace
-from trailcheck.ingest.genai_events import events_from_json
+from trailcheck.ingest.conventions.genai_events import events_from_json
 from trailcheck.ingest.log_join import LogTally, join_log_events
 from trailcheck.ingest.records import LogEvent, RawSpan
 from trailcheck.trace import SpanEvent, semconv

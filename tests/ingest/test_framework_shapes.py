@@ -1,11 +1,11 @@
-"""The rows of framework shapes (:mod:`trailcheck.ingest.framework_shapes`), each on the shape
+"""The rows of framework shapes (:mod:`trailcheck.ingest.shapes.rows`), each on the shape
 its corpus recording holds, and on the near-misses that must be left as recorded."""
 
 from __future__ import annotations
 
 import json
 
-from trailcheck.ingest.framework_shapes import (
+from trailcheck.ingest.shapes.rows import (
     RunShape,
     ToolShape,
     python_literal,

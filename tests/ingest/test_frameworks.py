@@ -1,6 +1,6 @@
 """Framework objects inside the standard attributes: LangChain tool messages, LangGraph state,
 Google ADK's merged-tools span and its schema v1 attributes
-(:mod:`trailcheck.ingest.frameworks`)."""
+(:mod:`trailcheck.ingest.shapes.frameworks`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.assemble import assemble_trace
-from trailcheck.ingest.conventions import map_span
-from trailcheck.ingest.frameworks import (
+from trailcheck.ingest.records import RawSpan
+from trailcheck.ingest.shapes.frameworks import (
     ADK_LLM_REQUEST,
     ADK_LLM_RESPONSE,
     ADK_TOOL_CALL_ARGS,
@@ -23,7 +23,7 @@ from trailcheck.ingest.frameworks import (
     langgraph_answer,
     langgraph_input,
 )
-from trailcheck.ingest.records import RawSpan
+from trailcheck.ingest.spans import map_span
 from trailcheck.trace import Message, MessageToolCall, Span, semconv
 
 SOURCE = "spans.jsonl"

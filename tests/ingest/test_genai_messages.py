@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.genai_messages import (
+from trailcheck.ingest.conventions.genai_messages import (
     flattened_messages,
     messages_from_json,
     system_instructions_message,

@@ -1,4 +1,5 @@
-"""Haystack's ChatMessage reprs read as messages (:mod:`trailcheck.ingest.haystack_messages`),
+"""Haystack's ChatMessage reprs read as messages
+(:mod:`trailcheck.ingest.shapes.haystack_messages`),
 shaped as haystack-3.4.1-openinference-0.1.46 records them."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import json
 import pytest
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.haystack_messages import haystack_messages
+from trailcheck.ingest.shapes.haystack_messages import haystack_messages
 
 USER = (
     "ChatMessage(_role=<ChatRole.USER: 'user'>, _content=[TextContent(text=\"I'm Ana\")],"

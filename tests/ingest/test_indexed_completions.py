@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.indexed_completions import indexed_tool_calls, with_indexed_calls
+from trailcheck.ingest.conventions.indexed_completions import indexed_tool_calls, with_indexed_calls
 from trailcheck.trace import Message, MessageToolCall
 
 LITELLM = {

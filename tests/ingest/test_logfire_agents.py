@@ -1,4 +1,5 @@
-"""Logfire's OpenAI Agents spans (:mod:`trailcheck.ingest.logfire_agents`), built as OTLP/JSON
+"""Logfire's OpenAI Agents spans (:mod:`trailcheck.ingest.shapes.logfire_agents`), built as
+OTLP/JSON
 shaped like the recording openai-agents-0.24.0-logfire-5.4.0."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from trailcheck.ingest.otlp_json import decode_otlp_json
+from trailcheck.ingest.otlp import decode_otlp_json
 from trailcheck.trace import Trace
 from trailcheck.trace.unread import unread_parts
 

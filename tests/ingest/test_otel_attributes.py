@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.conventions import map_span
 from trailcheck.ingest.records import RawSpan, SpanLink
+from trailcheck.ingest.spans import map_span
 from trailcheck.trace import semconv
 
 

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.otlp_ids import (
+from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.transport.otlp_ids import (
     BASE64_IDS_HINT,
     HEX_IDS_HINT,
     base64_id,
@@ -19,7 +20,6 @@ from trailcheck.ingest.otlp_ids import (
     hint_once,
     json_id,
 )
-from trailcheck.ingest.records import Rejection
 
 SPAN_ID = bytes.fromhex("00f067aa0ba902b7")
 

@@ -9,13 +9,9 @@ from typing import Any
 import orjson
 import pytest
 
-from trailcheck.ingest.otlp_json import (
-    decode_otlp_json,
-    decode_otlp_json_spans,
-    looks_like_otlp_json,
-    read_otlp_json,
-)
+from trailcheck.ingest.otlp import decode_otlp_json, read_otlp_json
 from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.ingest.transport.otlp_json import decode_otlp_json_spans, looks_like_otlp_json
 from trailcheck.trace import SpanEvent, Trace
 
 TRACE_A = "0af7651916cd43dd8448eb211c80319c"

@@ -10,9 +10,10 @@ from typing import Any
 import orjson
 
 from tests.ingest.test_otlp_json import TRACE_A, TRACE_B, document, span, split
-from trailcheck.ingest.otlp_ids import BASE64_IDS_HINT, HEX_IDS_HINT, IdEncoding
-from trailcheck.ingest.otlp_json import decode_otlp_json, decode_otlp_json_spans
+from trailcheck.ingest.otlp import decode_otlp_json
 from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.ingest.transport.otlp_ids import BASE64_IDS_HINT, HEX_IDS_HINT, IdEncoding
+from trailcheck.ingest.transport.otlp_json import decode_otlp_json_spans
 from trailcheck.trace import Trace
 
 ROOT = "b7ad6b7169203331"

@@ -1,6 +1,6 @@
 """GenAI events in OTLP log records, joined to their spans and read as a model call's messages
-(:mod:`trailcheck.ingest.otlp_logs`, :mod:`~trailcheck.ingest.log_join`,
-:mod:`~trailcheck.ingest.genai_events`)."""
+(:mod:`trailcheck.ingest.transport.otlp_logs`, :mod:`~trailcheck.ingest.log_join`,
+:mod:`~trailcheck.ingest.conventions.genai_events`)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
 from trailcheck.ingest import import_traces
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.ingest.log_join import LogTally
-from trailcheck.ingest.otlp_logs import decode_otlp_logs_json, decode_otlp_logs_proto
-from trailcheck.ingest.otlp_proto import holds_log_records
 from trailcheck.ingest.records import IgnoredLogs, LogEvent, Rejection
+from trailcheck.ingest.transport.otlp_logs import decode_otlp_logs_json, decode_otlp_logs_proto
+from trailcheck.ingest.transport.otlp_proto import holds_log_records
 from trailcheck.trace import Message, MessageToolCall, SpanEvent, ToolCall, Trace, semconv
 
 TRACE_A = bytes.fromhex("0af7651916cd43dd8448eb211c80319c")

@@ -15,14 +15,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, Span, Status
 
-from trailcheck.ingest.otlp_json import decode_otlp_json, decode_otlp_json_spans
-from trailcheck.ingest.otlp_proto import (
-    decode_otlp_proto,
-    decode_otlp_proto_spans,
-    looks_like_otlp_proto,
-    read_otlp_proto,
-)
+from trailcheck.ingest.otlp import decode_otlp_json, decode_otlp_proto, read_otlp_proto
 from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.ingest.transport.otlp_json import decode_otlp_json_spans
+from trailcheck.ingest.transport.otlp_proto import decode_otlp_proto_spans, looks_like_otlp_proto
 from trailcheck.trace import Trace
 
 TRACE_A = bytes.fromhex("0af7651916cd43dd8448eb211c80319c")

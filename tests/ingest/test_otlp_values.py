@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.otlp_values import (
+from trailcheck.ingest.transport.otlp_values import (
     INT64_MAX,
     INT64_MIN,
     JSON_SYNTAX,

@@ -11,8 +11,8 @@ the attribute ``trailcheck.otel.remote_parent_id``, so the trace assembles from 
 while still saying where it hangs in the distributed trace.
 
 What OTLP records beside the attributes is read too, into the RawSpan fields the importers fill
-(kept as the reserved ``otel.*`` attributes of :mod:`trailcheck.ingest.otel_attributes`): the
-span kind, the W3C trace state, the flags as the OTLP exporters write them (the W3C trace flags
+(kept as the reserved ``otel.*`` attributes of :mod:`trailcheck.ingest.transport.otel_attributes`):
+the span kind, the W3C trace state, the flags as the OTLP exporters write them (the W3C trace flags
 in bits 0-7; bit 8 set, since whether the parent is remote is known; bit 9 when it is), links
 (each with its own context's flags), the dropped attribute, event and link counts (an event's in
 its attributes), and the instrumentation scope's version, attributes and schema URL and the
@@ -31,8 +31,8 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace import StatusCode as OtelStatusCode
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.otel_attributes import event_attributes
 from trailcheck.ingest.records import OtelSpanKind, RawSpan, SpanLink
+from trailcheck.ingest.transport.otel_attributes import event_attributes
 from trailcheck.trace import SpanEvent, StatusCode, semconv
 
 REMOTE_PARENT_ATTRIBUTE: Final = "trailcheck.otel.remote_parent_id"

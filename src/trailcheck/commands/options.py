@@ -38,7 +38,7 @@ FORMAT_NAMES: Final = (
 """:data:`trailcheck.ingest.formats.FORMAT_NAMES`, in its order."""
 
 IdEncoding = Literal["hex", "base64"]
-""":data:`trailcheck.ingest.otlp_ids.IdEncoding`."""
+""":data:`trailcheck.ingest.transport.otlp_ids.IdEncoding`."""
 
 DbOption = Annotated[
     str | None,

@@ -1,28 +1,51 @@
-"""Import traces from other formats: one module per format, each producing Traces or Rejections
-that name the file, line (or span id) and field of every bad record.
+"""Import traces from other formats: Traces, or Rejections that name the file, line (or span id)
+and field of every bad record.
 
-Span-based formats meet in :mod:`~trailcheck.ingest.assemble`, which maps each span through the
-conventions (:mod:`~trailcheck.ingest.conventions`: GenAI, OpenInference, vendors) and then the
-framework shapes (:mod:`~trailcheck.ingest.framework_shapes`). A part no reader understands is
-kept verbatim and named in the trace's reading report (:mod:`~trailcheck.ingest.unread`), never
-a reason to reject the trace.
+Three layers, each a package, read a span-based source; each imports only those below it
+(import-linter contracts in pyproject.toml):
 
-Adding a framework: record it from the real library into ``tests/fixtures/real/`` (a recorder
-in its ``recorders/`` folder), add its row to the corpus table
-(``tests/conformance/corpus.py``) and run the corpus test; where it shapes something the
+- :mod:`~trailcheck.ingest.transport`: bytes to records. OTLP/JSON and protobuf trace and log
+  exports, ids and values, JSON record framing, and the Rejection of a part that cannot be read.
+- :mod:`~trailcheck.ingest.conventions`: the shared ways of recording messages and calls
+  (OpenTelemetry GenAI attributes and events, OpenInference's flattened messages, the indexed
+  ``gen_ai.prompt.N`` shape, OpenAI chat messages, Bedrock Converse blocks, vendor fields).
+- :mod:`~trailcheck.ingest.shapes`: what one framework or instrumentation records its own way,
+  as rows keyed by instrumentation scope (:mod:`~trailcheck.ingest.shapes.rows`) or a reader of
+  its own beside them.
+
+Above them, :mod:`~trailcheck.ingest.spans` maps each span (kind, tool call, model call: the
+conventions, then the shapes), :mod:`~trailcheck.ingest.assemble` builds the trace and its
+trace-level fields, :mod:`~trailcheck.ingest.complete_traces` withholds a trace with a span
+missing, and :mod:`~trailcheck.ingest.importer` pools the files of one import
+(:mod:`~trailcheck.ingest.formats` names the readers: OTLP, span JSONL, trailcheck's own JSONL
+and Parquet, OpenAI message logs, tau-bench results). A part no reader understands is kept
+verbatim and named in the trace's reading report (:mod:`~trailcheck.ingest.unread`), never a
+reason to reject the trace.
+
+Adding a framework is one local change. Record it from the real library into
+``tests/fixtures/real/`` (a recorder in its ``recorders/`` folder), add its row to the corpus
+table (``tests/conformance/corpus.py``) and run the corpus test. Where it shapes something the
 conventions leave open (an argument envelope, a result wrapper, its own final-answer tool, the
-run's input or answer inside a framework object), add a row for its instrumentation scope to
-:mod:`~trailcheck.ingest.framework_shapes`; a content encoding of a provider (Bedrock Converse
-blocks) gets a module of its own beside :mod:`~trailcheck.ingest.converse_blocks`. Then
-regenerate docs/frameworks.md (``python -m tests.conformance.matrix``).
+run's input or answer inside a framework object, messages kept in its own objects), add a row
+for its instrumentation scope to :mod:`~trailcheck.ingest.shapes.rows`; what a row cannot say
+gets a reader of its own in :mod:`~trailcheck.ingest.shapes`, named by a row. A new shared
+convention (an attribute family many libraries write) is a module in
+:mod:`~trailcheck.ingest.conventions`, consulted by :mod:`~trailcheck.ingest.spans`; a new
+transport is a module in :mod:`~trailcheck.ingest.transport` and a format in
+:mod:`~trailcheck.ingest.formats`. Then regenerate docs/frameworks.md
+(``python -m tests.conformance.matrix``).
 """
 
 from trailcheck.ingest.assemble import assemble_trace, assemble_traces
 from trailcheck.ingest.formats import FORMAT_NAMES, FORMATS, TraceFormat, detect_format, get_format
 from trailcheck.ingest.importer import ImportSummary, import_traces, iter_import
 from trailcheck.ingest.openai_messages import read_openai_messages, trace_from_messages
-from trailcheck.ingest.otlp_json import decode_otlp_json, read_otlp_json
-from trailcheck.ingest.otlp_proto import decode_otlp_proto, read_otlp_proto
+from trailcheck.ingest.otlp import (
+    decode_otlp_json,
+    decode_otlp_proto,
+    read_otlp_json,
+    read_otlp_proto,
+)
 from trailcheck.ingest.records import ImportItem, RawSpan, Rejection
 from trailcheck.ingest.span_jsonl import read_span_jsonl
 from trailcheck.ingest.trailcheck_jsonl import (

@@ -21,7 +21,7 @@ Trace-level fields, each from the first source that records it:
   ``invoke_agent {name}``), ``conversation_id`` (``gen_ai.conversation.id``), ``session_id``
   (``session.id``), each the first found in tree order from the root; ``otel.resource``, the
   resource attributes of the root span (else of the first span with any); then logfire's
-  OpenAI Agents spans (:mod:`trailcheck.ingest.logfire_agents`: ``session_id`` from the SDK's
+  OpenAI Agents spans (:mod:`trailcheck.ingest.shapes.logfire_agents`: ``session_id`` from the SDK's
   ``group_id``, ``agent_name``) and the vendor fields (``scenario_id``, ``agent_version``, ...).
 - ``usage``: tokens summed over llm spans that record them, leaving out spans under an llm span
   that records them too, so a model call instrumented twice is counted once.
@@ -42,13 +42,13 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.conventions import map_span, recorded_messages
-from trailcheck.ingest.framework_shapes import one_call_per_tool, run_shape
-from trailcheck.ingest.frameworks import langgraph_answer, langgraph_input
-from trailcheck.ingest.logfire_agents import logfire_trace_metadata
+from trailcheck.ingest.conventions.vendors import VendorTraceFields, vendor_trace_fields
 from trailcheck.ingest.records import RawSpan, Rejection, validation_record_error
+from trailcheck.ingest.shapes.frameworks import langgraph_answer, langgraph_input
+from trailcheck.ingest.shapes.logfire_agents import logfire_trace_metadata
+from trailcheck.ingest.shapes.rows import one_call_per_tool, run_shape
+from trailcheck.ingest.spans import map_span, recorded_messages
 from trailcheck.ingest.unread import UNREAD_METADATA_KEY, UnreadParts
-from trailcheck.ingest.vendors import VendorTraceFields, vendor_trace_fields
 from trailcheck.trace import Message, Span, SpanTree, Trace, semconv
 from trailcheck.trace.limits import first_unstorable
 from trailcheck.trace.usage import summed_usage

@@ -13,9 +13,11 @@ trace with a span missing is not the trace that ran.
   sound, so every trace of the input is withheld. They are reported together, in one Rejection
   ("3 traces withheld because line 7 could not be read"), not one per trace.
 - Where the readable prefix of such a part shows the trace id of a span on it
-  (:mod:`trailcheck.ingest.cut_json`), that trace certainly lost a span: the reader rejects the
-  part naming that trace (:func:`shown_spans`). It withholds every other trace too, unless the
-  part is known to hold no other span: the one case is a span JSONL line cut at the end of the
+  (:mod:`trailcheck.ingest.transport.cut_json`), that trace certainly lost a span: the reader
+  rejects the part naming that trace (:func:`~trailcheck.ingest.transport.lost_spans.shown_spans`).
+  It withholds
+  every other trace too, unless the part is known to hold no other span: the one case is a span
+  JSONL line cut at the end of the
   input (:mod:`trailcheck.ingest.span_jsonl`), which then withholds only its trace.
 - A part known to hold no spans (a metrics or logs document in a collector file, ``{}``) is
   rejected (``Rejection.spans_lost`` is False) but withholds nothing.
@@ -30,12 +32,10 @@ span-based file of one ``trailcheck import`` (they are pooled, so a trace may sp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Final
 
-from trailcheck.errors import RecordError
 from trailcheck.ingest.assemble import assemble_traces
-from trailcheck.ingest.cut_json import ShownString
 from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.trace import Trace
 from trailcheck.trace.incomplete import mark_incomplete
@@ -159,42 +159,3 @@ def _withheld_for_unreadable(
         " incomplete)",
         line=unreadable[0].line,
     )
-
-
-def lost_spans(
-    error: RecordError, trace_ids: Sequence[str | None] | None, source: str, line: int | None
-) -> Iterator[Rejection]:
-    """Rejections for a part of the input (a resource, a scope) whose spans are all lost: one per
-    trace they belong to, and one without a trace id when some trace ids are unknown (``None``
-    among them, or no list at all). Finding no spans yields one without a trace id too, so an
-    error is never swallowed, even where the spans sit under a name we do not read."""
-    known: dict[str, None] = {}
-    some_unknown = not trace_ids
-    for trace_id in trace_ids or ():
-        if trace_id is None:
-            some_unknown = True
-        else:
-            known[trace_id] = None
-    for trace_id in known:
-        yield Rejection(source, error.message, line=line, field=error.field, trace_id=trace_id)
-    if some_unknown:
-        yield Rejection(source, error.message, line=line, field=error.field)
-
-
-def shown_spans(broken: Rejection, shown: Iterable[ShownString]) -> Iterator[Rejection]:
-    """For a part of the input that could not be read (``broken``), one Rejection per trace
-    whose span its readable prefix shows (``shown``: the trace ids of those spans, each with its
-    field path): each certainly lost a span there, so it stays withheld even when the traces the
-    part only *may* have taken a span from are kept (``keep_incomplete``)."""
-    paths: dict[str, str] = {}
-    for found in shown:
-        paths.setdefault(found.value, found.path)
-    for trace_id, path in paths.items():
-        yield Rejection(
-            broken.source,
-            f"trace {trace_id!r} lost a span here: the span's trace id is readable, the rest of"
-            " it is not (see above)",
-            line=broken.line,
-            field=path,
-            trace_id=trace_id,
-        )

@@ -10,13 +10,7 @@ from typing import BinaryIO, Final
 
 from trailcheck.errors import InputError, UsageError
 from trailcheck.ingest.openai_messages import looks_like_openai_messages, read_openai_messages
-from trailcheck.ingest.otlp_ids import IdEncoding
-from trailcheck.ingest.otlp_json import looks_like_otlp_json, read_otlp_json, read_otlp_json_items
-from trailcheck.ingest.otlp_proto import (
-    looks_like_otlp_proto,
-    read_otlp_proto,
-    read_otlp_proto_items,
-)
+from trailcheck.ingest.otlp import read_otlp_json, read_otlp_proto
 from trailcheck.ingest.records import ImportItem, SpanItem
 from trailcheck.ingest.span_jsonl import (
     looks_like_span_jsonl,
@@ -30,6 +24,9 @@ from trailcheck.ingest.trailcheck_parquet import (
     looks_like_trailcheck_parquet,
     read_trailcheck_parquet,
 )
+from trailcheck.ingest.transport.otlp_ids import IdEncoding
+from trailcheck.ingest.transport.otlp_json import looks_like_otlp_json, read_otlp_json_items
+from trailcheck.ingest.transport.otlp_proto import looks_like_otlp_proto, read_otlp_proto_items
 
 # Detection reads this much, and more up to FIRST_LINE_LIMIT to see a whole first line.
 DETECTION_BYTES = 1 << 20

@@ -37,9 +37,9 @@ from trailcheck.ingest.formats import (
     skip_byte_order_mark,
 )
 from trailcheck.ingest.log_join import LogTally, join_log_events
-from trailcheck.ingest.otlp_ids import IdEncoding
 from trailcheck.ingest.records import ImportItem, RawSpan, Rejection, SpanItem
 from trailcheck.ingest.span_pool import SpanPool, pool_spans
+from trailcheck.ingest.transport.otlp_ids import IdEncoding
 from trailcheck.ingest.unread import UNREAD_METADATA_KEY
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import GapTally

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from trailcheck.ingest.conventions import span_kind
 from trailcheck.ingest.records import IgnoredLogs, LogEvent, RawSpan, Rejection, SpanItem
+from trailcheck.ingest.spans import span_kind
 from trailcheck.trace import semconv
 
 __all__ = ["LogTally", "join_log_events"]

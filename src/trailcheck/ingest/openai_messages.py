@@ -1,8 +1,9 @@
 """OpenAI chat message lists with ``tool_calls``, one conversation per record.
 
 The input is a JSON array of records, one record, or JSON Lines of records
-(:mod:`trailcheck.ingest.json_records`). A record is a bare array of messages, or an object holding
-them under exactly one of ``messages``, ``traj`` (tau-bench's key) or ``conversation``; its other
+(:mod:`trailcheck.ingest.transport.json_records`). A record is a bare array of messages, or an
+object holding them under exactly one of ``messages``, ``traj`` (tau-bench's key) or
+``conversation``; its other
 fields go to the trace's ``metadata`` verbatim. A top-level array is one bare conversation when its
 first element is an object with a ``role``, and an array of records otherwise.
 
@@ -75,10 +76,10 @@ from typing import Any, BinaryIO, Final
 import orjson
 
 from trailcheck.errors import RecordError, UsageError
-from trailcheck.ingest.genai_messages import ROLES, json_kind
-from trailcheck.ingest.json_records import JsonRecord, read_json_records
-from trailcheck.ingest.openai_chat import message_role, read_message, tool_call_answers
+from trailcheck.ingest.conventions.genai_messages import ROLES, json_kind
+from trailcheck.ingest.conventions.openai_chat import message_role, read_message, tool_call_answers
 from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.transport.json_records import JsonRecord, read_json_records
 from trailcheck.ingest.unread import UNREAD_METADATA_KEY
 from trailcheck.trace import Message, ModelInvocation, Span, ToolInvocation, Trace, semconv
 

@@ -111,9 +111,9 @@ class RawSpan:
     The fields after ``line`` are what OTLP records beside a span's attributes and trailcheck's
     :class:`~trailcheck.trace.Span` has no field for: the OpenTelemetry span kind, W3C trace
     state and flags, links, the counts of what the SDK dropped, and the instrumentation scope's
-    and resource's details. :func:`~trailcheck.ingest.conventions.map_span` keeps them as
-    reserved ``otel.*`` attributes (:mod:`trailcheck.ingest.otel_attributes`). Their defaults
-    mean "not recorded", so a source without them leaves them out.
+    and resource's details. :func:`~trailcheck.ingest.spans.map_span` keeps them as
+    reserved ``otel.*`` attributes (:mod:`trailcheck.ingest.transport.otel_attributes`). Their
+    defaults mean "not recorded", so a source without them leaves them out.
     """
 
     trace_id: str

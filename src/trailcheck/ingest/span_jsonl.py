@@ -23,8 +23,9 @@ that ran. When the line's ``trace_id`` cannot be read, every trace of the input 
 the lost span could be any trace's, with one Rejection saying so (see
 :mod:`trailcheck.ingest.complete_traces`).
 
-A line that is not JSON is read as far as it goes (:mod:`trailcheck.ingest.cut_json`). When it
-is *cut* (the last line of the input, with no line end after it, and no syntax error: a writer
+A line that is not JSON is read as far as it goes (:mod:`trailcheck.ingest.transport.cut_json`).
+When it is *cut* (the last line of the input, with no line end after it, and no syntax error: a
+writer
 stopped mid-write, or a file read while being written) and its readable prefix shows its
 top-level ``trace_id`` whole, once, the line held one span and it was of that trace: only that
 trace is withheld. Any other broken line may be two writers' records run together (a collector
@@ -41,11 +42,12 @@ from typing import Any, BinaryIO, Final
 import orjson
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.complete_traces import assemble_complete_traces, shown_spans
-from trailcheck.ingest.cut_json import readable_prefix, shown_strings
-from trailcheck.ingest.genai_messages import invalid_json_message, json_kind
-from trailcheck.ingest.json_records import first_line_record
+from trailcheck.ingest.complete_traces import assemble_complete_traces
+from trailcheck.ingest.conventions.genai_messages import invalid_json_message, json_kind
 from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.ingest.transport.cut_json import readable_prefix, shown_strings
+from trailcheck.ingest.transport.json_records import first_line_record
+from trailcheck.ingest.transport.lost_spans import shown_spans
 from trailcheck.json_text import JsonValueError, loads_json
 from trailcheck.trace import SpanEvent, StatusCode, Trace
 

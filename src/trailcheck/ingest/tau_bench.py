@@ -3,7 +3,7 @@
 A record is an object with ``task_id`` (an integer or text), ``reward`` (the number the benchmark
 gave the trial), ``trial`` (its number among the task's trials, optional), ``info`` and ``traj``
 (the OpenAI-style messages of the conversation). The input is a JSON array of records, one
-record, or JSON Lines of records (:mod:`trailcheck.ingest.json_records`).
+record, or JSON Lines of records (:mod:`trailcheck.ingest.transport.json_records`).
 
 The conversation becomes spans exactly as in :mod:`trailcheck.ingest.openai_messages`, which
 this reader calls. On top of that it keeps what a grader of the trial needs:
@@ -32,10 +32,10 @@ from pathlib import PurePath
 from typing import Any, BinaryIO, Final
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.genai_messages import json_kind
-from trailcheck.ingest.json_records import JsonRecord, read_json_records
+from trailcheck.ingest.conventions.genai_messages import json_kind
 from trailcheck.ingest.openai_messages import looks_like_openai_messages, trace_from_messages
 from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.transport.json_records import JsonRecord, read_json_records
 from trailcheck.trace import Trace
 
 __all__ = ["looks_like_tau_bench", "read_tau_bench"]

@@ -1,5 +1,5 @@
 """A tool span's call: its tool, call id, arguments, result, error and order, each from the
-first convention that records it (the list is in :mod:`trailcheck.ingest.conventions`)."""
+first convention that records it (the list is in :mod:`trailcheck.ingest.spans`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,15 @@ from typing import Any, Final
 import orjson
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.framework_shapes import ToolShape, tool_shape
-from trailcheck.ingest.frameworks import (
+from trailcheck.ingest.conventions.genai_messages import json_kind, tool_arguments
+from trailcheck.ingest.conventions.text_attributes import first_text, text_attribute
+from trailcheck.ingest.conventions.vendors import (
+    VendorToolCall,
+    sequence_attributes,
+    vendor_tool_call,
+)
+from trailcheck.ingest.records import RawSpan
+from trailcheck.ingest.shapes.frameworks import (
     ADK_TOOL_CALL_ARGS,
     ADK_TOOL_RESPONSE,
     ADK_UNSPECIFIED_CALL_ID,
@@ -18,10 +25,7 @@ from trailcheck.ingest.frameworks import (
     adk_tool_value,
     langchain_tool_message,
 )
-from trailcheck.ingest.genai_messages import json_kind, tool_arguments
-from trailcheck.ingest.records import RawSpan
-from trailcheck.ingest.text_attributes import first_text, text_attribute
-from trailcheck.ingest.vendors import VendorToolCall, sequence_attributes, vendor_tool_call
+from trailcheck.ingest.shapes.rows import ToolShape, tool_shape
 from trailcheck.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.trace import ToolInvocation, semconv
 
@@ -30,7 +34,7 @@ _PYTHON_TRACEBACK: Final = "Traceback (most recent call last):"
 
 def tool_invocation(raw: RawSpan) -> ToolInvocation:
     """The call a tool span records, read through its instrumentation's shape
-    (:mod:`trailcheck.ingest.framework_shapes`) where that wraps what the conventions leave open."""
+    (:mod:`trailcheck.ingest.shapes.rows`) where that wraps what the conventions leave open."""
     attributes = raw.attributes
     shape = tool_shape(raw.scope_name)
     vendor_call = vendor_tool_call(attributes)

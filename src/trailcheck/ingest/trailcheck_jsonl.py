@@ -14,8 +14,8 @@ import orjson
 from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.json_records import first_line_record
 from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.transport.json_records import first_line_record
 from trailcheck.json_text import (
     JsonValueError,
     loads_json,

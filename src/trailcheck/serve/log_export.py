@@ -1,7 +1,7 @@
 """The GenAI log records of one OTLP logs export request, all of them or none.
 
-A request is decoded with the ingest decoders (:mod:`trailcheck.ingest.otlp_logs`). A GenAI
-record (``gen_ai.*``) that cannot be read is a Rejection, and any Rejection refuses the whole
+A request is decoded with the ingest decoders (:mod:`trailcheck.ingest.transport.otlp_logs`). A
+GenAI record (``gen_ai.*``) that cannot be read is a Rejection, and any Rejection refuses the whole
 request with 400 and its reason naming the record's field, so nothing of the request is kept:
 keeping the rest would store a model call with a message missing. Records that are not GenAI
 events, and GenAI records that name no span, are read and set aside, counted (``other``,
@@ -18,10 +18,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from trailcheck.ingest.json_records import read_json_records
-from trailcheck.ingest.otlp_logs import LogItem, decode_otlp_logs_json, decode_otlp_logs_proto
-from trailcheck.ingest.otlp_proto import decode_otlp_proto_spans, holds_log_records
 from trailcheck.ingest.records import IgnoredLogs, LogEvent, RawSpan, Rejection
+from trailcheck.ingest.transport.json_records import read_json_records
+from trailcheck.ingest.transport.otlp_logs import (
+    LogItem,
+    decode_otlp_logs_json,
+    decode_otlp_logs_proto,
+)
+from trailcheck.ingest.transport.otlp_proto import decode_otlp_proto_spans, holds_log_records
 from trailcheck.serve.body import BodyEncoding
 from trailcheck.serve.refusal import BAD_REQUEST, RequestRefused
 

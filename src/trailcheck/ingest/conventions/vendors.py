@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.genai_messages import json_kind, json_object, tool_arguments
+from trailcheck.ingest.conventions.genai_messages import json_kind, json_object, tool_arguments
 from trailcheck.trace import parse_json_text
 
 

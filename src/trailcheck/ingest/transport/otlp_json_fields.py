@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailcheck.ingest.otlp_ids import IdEncoding, json_id
-from trailcheck.ingest.otlp_values import (
+from trailcheck.ingest.transport.otlp_ids import IdEncoding, json_id
+from trailcheck.ingest.transport.otlp_values import (
     JSON_SYNTAX,
     UINT32_MAX,
     UINT64_MAX,

@@ -65,7 +65,8 @@ def read_json_records(
 
     ``reject_broken`` turns the Rejection of a part that is not JSON (a line, or the whole
     broken document) into the reader's, given the part's text: a reader may say what its
-    readable prefix shows (:mod:`trailcheck.ingest.cut_json`). By default it is yielded as is.
+    readable prefix shows (:mod:`trailcheck.ingest.transport.cut_json`). By default it is yielded as
+    is.
     """
     reject = reject_broken or _as_is
     if data.startswith(_UTF8_BOM):

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from trailcheck.ingest.genai_messages import tool_arguments
+from trailcheck.ingest.conventions.genai_messages import tool_arguments
 from trailcheck.trace import Message, MessageToolCall
 
 _PREFIX: Final = "gen_ai.completion."

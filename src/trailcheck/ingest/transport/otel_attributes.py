@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.otlp_values import shown
 from trailcheck.ingest.records import RawSpan, SpanLink
+from trailcheck.ingest.transport.otlp_values import shown
 from trailcheck.trace import semconv
 
 _WHAT: Final[Mapping[str, str]] = {

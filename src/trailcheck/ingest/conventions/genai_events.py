@@ -1,7 +1,7 @@
 """A model call's messages from its GenAI events, for spans that record none in attributes.
 
 Where an instrumentation records content as events (span events, or log records joined to the
-span, :mod:`trailcheck.ingest.otlp_logs`), two shapes exist:
+span, :mod:`trailcheck.ingest.transport.otlp_logs`), two shapes exist:
 
 - **one event per call**, ``gen_ai.client.inference.operation.details`` (current conventions):
   its attributes hold ``gen_ai.input.messages``, ``gen_ai.output.messages`` and
@@ -14,7 +14,7 @@ span, :mod:`trailcheck.ingest.otlp_logs`), two shapes exist:
   body holds the fields (a log record's body; a span event's own attributes where it has no
   body, as Strands Agents writes them); the event name gives the role unless the body says it.
   Content that is Bedrock Converse blocks (Strands) is read as the messages those blocks are
-  (:mod:`trailcheck.ingest.converse_blocks`); a choice's message may be its text alone.
+  (:mod:`trailcheck.ingest.conventions.converse_blocks`); a choice's message may be its text alone.
 
 Content that was not captured is absent, and stays absent: a body without ``content`` gives a
 message without content, a tool call without ``arguments`` has none. Google ADK writes
@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.converse_blocks import converse_blocks, converse_messages
-from trailcheck.ingest.genai_messages import decode_json, json_kind, message_from_json
+from trailcheck.ingest.conventions.converse_blocks import converse_blocks, converse_messages
+from trailcheck.ingest.conventions.genai_messages import decode_json, json_kind, message_from_json
 from trailcheck.trace import Message, SpanEvent, semconv
 
 OPERATION_DETAILS_EVENT: Final = "gen_ai.client.inference.operation.details"
@@ -118,7 +118,7 @@ def _body(event: SpanEvent, path: str) -> dict[str, Any]:
 
 def _messages(role: str, body: dict[str, Any], path: str) -> list[Message]:
     """The message an event's body holds; several where its content is Converse blocks holding
-    tool results (:mod:`trailcheck.ingest.converse_blocks`)."""
+    tool results (:mod:`trailcheck.ingest.conventions.converse_blocks`)."""
     blocks = converse_blocks(body.get("content"))
     if blocks is None:
         return [_message(role, body, path)]

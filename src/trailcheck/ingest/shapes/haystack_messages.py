@@ -24,7 +24,7 @@ import re
 from typing import Any, Final
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.genai_messages import decode_json
+from trailcheck.ingest.conventions.genai_messages import decode_json
 from trailcheck.trace import Message, MessageToolCall
 
 _ROLE_TOKEN: Final = re.compile(r"<ChatRole\.\w+: ('\w+')>")

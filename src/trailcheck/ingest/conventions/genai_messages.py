@@ -17,7 +17,7 @@ text) becomes plain text content. Unknown part types are kept as they are.
 An attribute holding JSON may be JSON text or already structured (OTLP arrays and kvlists arrive
 decoded); text that is not valid JSON is an error, never kept as a string. Errors are
 :class:`~trailcheck.errors.RecordError` with ``field`` set (``attributes.gen_ai.input.messages[0]
-.parts[1].arguments``); :func:`~trailcheck.ingest.conventions.map_span` adds the source, line and
+.parts[1].arguments``); :func:`~trailcheck.ingest.spans.map_span` adds the source, line and
 span id.
 """
 

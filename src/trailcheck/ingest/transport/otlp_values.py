@@ -3,7 +3,7 @@
 An ``AnyValue`` becomes a plain Python value: text, bool, int, float, a list (``arrayValue``), a
 dict (``kvlistValue``), base64 text (``bytesValue``) or ``None`` (no variant set). A ``KeyValue``
 list becomes a dict. Status codes become trailcheck's names, span kinds their lowercase
-OpenTelemetry names; trace and span ids are :mod:`~trailcheck.ingest.otlp_ids`' business.
+OpenTelemetry names; trace and span ids are :mod:`~trailcheck.ingest.transport.otlp_ids`' business.
 :class:`SpanOrigin` is the resource and instrumentation scope a span was recorded under.
 
 The two encodings differ only in how an AnyValue spells its variant and scalars (JSON writes

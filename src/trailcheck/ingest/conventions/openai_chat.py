@@ -23,7 +23,12 @@ from typing import Any, Final, cast
 import orjson
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.genai_messages import ROLE_ALIASES, ROLES, invalid_json_message, json_kind
+from trailcheck.ingest.conventions.genai_messages import (
+    ROLE_ALIASES,
+    ROLES,
+    invalid_json_message,
+    json_kind,
+)
 from trailcheck.json_text import JsonValueError, embedded_field, loads_json
 from trailcheck.trace import Message, MessageToolCall, Role
 

@@ -9,7 +9,7 @@ whose event name (the ``EventName`` field, else the ``event.name`` attribute) st
 a :class:`~trailcheck.trace.SpanEvent` with the record's name, time (``timeUnixNano``, else
 ``observedTimeUnixNano``) and attributes, plus its body and severity under reserved ``otel.log.*``
 names. It is joined to its span before assembly, and the conventions read messages from it
-(:mod:`trailcheck.ingest.genai_events`).
+(:mod:`trailcheck.ingest.conventions.genai_events`).
 
 Other records are not trailcheck's business: they are counted (:class:`IgnoredLogs`), not
 rejected (a record whose ``EventName`` is not a GenAI one is not even decoded); so is a GenAI
@@ -17,7 +17,7 @@ record that names no span, since there is nothing to join it to. A GenAI record 
 read is a Rejection naming its field; when its trace id is readable, that
 trace is withheld (its messages would be incomplete), otherwise no trace is. An OTLP/JSON
 record's trace and span ids are read in the file's id encoding, as its spans' are
-(:mod:`~trailcheck.ingest.otlp_ids`).
+(:mod:`~trailcheck.ingest.transport.otlp_ids`).
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.otel_attributes import with_reserved
-from trailcheck.ingest.otlp_ids import IdEncoding, bytes_id, json_id
-from trailcheck.ingest.otlp_values import (
+from trailcheck.ingest.records import IgnoredLogs, LogEvent, Rejection
+from trailcheck.ingest.transport.otel_attributes import with_reserved
+from trailcheck.ingest.transport.otlp_ids import IdEncoding, bytes_id, json_id
+from trailcheck.ingest.transport.otlp_values import (
     JSON_SYNTAX,
     PROTO_SYNTAX,
     SPAN_ID_BYTES,
@@ -46,7 +47,6 @@ from trailcheck.ingest.otlp_values import (
     json_object,
     storable_time,
 )
-from trailcheck.ingest.records import IgnoredLogs, LogEvent, Rejection
 from trailcheck.trace import SpanEvent, semconv
 
 LogItem = LogEvent | IgnoredLogs | Rejection

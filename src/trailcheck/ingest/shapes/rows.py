@@ -45,7 +45,7 @@ from typing import Any, Final
 
 import orjson
 
-from trailcheck.ingest.haystack_messages import haystack_messages
+from trailcheck.ingest.shapes.haystack_messages import haystack_messages
 from trailcheck.trace import Message, Span, Status, ToolInvocation
 
 Unwrap = Callable[[Any], Any]

@@ -3,8 +3,9 @@
 
 Ids become lowercase hex, AnyValues plain values, and the span kind, links, trace state, flags,
 dropped counts and scope details RawSpan fields, exactly as from OTLP/JSON (the value rules
-are shared in :mod:`~trailcheck.ingest.otlp_values`), and field paths in errors use the OTLP/JSON
-names, so the same content gives the same Traces and the same Rejections in either encoding.
+are shared in :mod:`~trailcheck.ingest.transport.otlp_values`), and field paths in errors use the
+OTLP/JSON names, so the same content gives the same Traces and the same Rejections in either
+encoding.
 A payload that does not parse is one Rejection. The generated protobuf classes are untyped; they
 are only touched here and in ``otlp_values.ProtoSyntax``.
 """
@@ -20,13 +21,13 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans
-from trailcheck.ingest.log_join import join_log_events
-from trailcheck.ingest.otel_attributes import event_attributes
-from trailcheck.ingest.otlp_ids import bytes_id
-from trailcheck.ingest.otlp_json import looks_like_otlp_json
-from trailcheck.ingest.otlp_logs import decode_otlp_logs_proto
-from trailcheck.ingest.otlp_values import (
+from trailcheck.ingest.records import RawSpan, Rejection, SpanItem, SpanLink
+from trailcheck.ingest.transport.lost_spans import lost_spans
+from trailcheck.ingest.transport.otel_attributes import event_attributes
+from trailcheck.ingest.transport.otlp_ids import bytes_id
+from trailcheck.ingest.transport.otlp_json import looks_like_otlp_json
+from trailcheck.ingest.transport.otlp_logs import decode_otlp_logs_proto
+from trailcheck.ingest.transport.otlp_values import (
     PROTO_SYNTAX,
     SPAN_ID_BYTES,
     TRACE_ID_BYTES,
@@ -37,16 +38,13 @@ from trailcheck.ingest.otlp_values import (
     status_code,
     storable_time,
 )
-from trailcheck.ingest.records import RawSpan, Rejection, SpanItem, SpanLink
-from trailcheck.trace import SpanEvent, Trace
+from trailcheck.trace import SpanEvent
 
 __all__ = [
-    "decode_otlp_proto",
     "decode_otlp_proto_items",
     "decode_otlp_proto_spans",
     "holds_log_records",
     "looks_like_otlp_proto",
-    "read_otlp_proto",
     "read_otlp_proto_items",
 ]
 
@@ -76,25 +74,15 @@ def looks_like_otlp_proto(head: bytes) -> bool:
     return True
 
 
-def read_otlp_proto(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
-    """The traces of a file holding one serialized ``ExportTraceServiceRequest`` (a file of log
-    records alone holds none)."""
-    return decode_otlp_proto(stream.read(), source)
-
-
 def read_otlp_proto_items(stream: BinaryIO, source: str) -> Iterator[SpanItem]:
     """The spans, or GenAI log events, of a protobuf file: :func:`decode_otlp_proto_items`."""
     return decode_otlp_proto_items(stream.read(), source)
 
 
-def decode_otlp_proto(data: bytes, source: str) -> Iterator[Trace | Rejection]:
-    """The traces of protobuf bytes, such as the body of an OTLP/HTTP request."""
-    return assemble_complete_traces(join_log_events(decode_otlp_proto_items(data, source)), source)
-
-
 def decode_otlp_proto_items(data: bytes, source: str) -> Iterator[SpanItem]:
     """The spans of an ``ExportTraceServiceRequest``, or the GenAI log events of an
-    ``ExportLogsServiceRequest`` (:mod:`trailcheck.ingest.otlp_logs`), told apart by the first
+    ``ExportLogsServiceRequest`` (:mod:`trailcheck.ingest.transport.otlp_logs`), told apart by the
+    first
     record's first field: a span starts with its trace id, a log record never does."""
     if holds_log_records(data):
         return decode_otlp_logs_proto(data, source)

@@ -1,8 +1,8 @@
 """OTLP/JSON traces: one ``ExportTraceServiceRequest`` document (what OTLP/HTTP posts with
 ``Content-Type: application/json``), or the collector's file exporter output (JSON Lines, one
 such document per line). Which of the two an input is, and where each document starts, is
-:func:`~trailcheck.ingest.json_records.read_json_records`' rule, shared with the other JSON
-readers: a broken line of JSON Lines is rejected with its own line number, the others are read.
+:func:`~trailcheck.ingest.transport.json_records.read_json_records`' rule, shared with the other
+JSON readers: a broken line of JSON Lines is rejected with its own line number, the others are read.
 
 Spans decode into :class:`~trailcheck.ingest.records.RawSpan` values following the OTLP/JSON
 rules: lowerCamelCase field names (a snake_case key is an error, not an unknown field to
@@ -15,8 +15,8 @@ Traces.
 Protobuf-to-JSON tools (``MessageToJson``) write ids in base64, as the protobuf JSON mapping
 writes every bytes field: read with ``ids="base64"``, such a file's trace, span, parent span and
 link ids (and its log records') are decoded from base64; the encoding holds for the whole file,
-and an id in the other one is rejected (:mod:`~trailcheck.ingest.otlp_ids`). The hint saying what
-a rejected id looks like is kept on the first such rejection of each file, not repeated.
+and an id in the other one is rejected (:mod:`~trailcheck.ingest.transport.otlp_ids`). The hint
+saying what a rejected id looks like is kept on the first such rejection of each file, not repeated.
 
 A document without ``resourceSpans`` (a metrics or logs export in the same collector file, an
 empty ``{}``) is a Rejection naming its line; an explicitly empty ``{"resourceSpans": []}`` is
@@ -31,7 +31,8 @@ short at the end of the input: an export records no span count, so what was cut 
 spans of traces its readable prefix does not show. It withholds every trace; each span trace id
 its prefix shows (``resourceSpans[i].scopeSpans[j].spans[k].traceId``, not a link's) names a trace
 that certainly lost a span there, withheld even where the others are kept
-(:mod:`trailcheck.ingest.cut_json`, :func:`~trailcheck.ingest.complete_traces.shown_spans`).
+(:mod:`trailcheck.ingest.transport.cut_json`,
+:func:`~trailcheck.ingest.complete_traces.shown_spans`).
 """
 
 from __future__ import annotations
@@ -42,15 +43,20 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest import otlp_json_fields as fields
-from trailcheck.ingest.complete_traces import assemble_complete_traces, lost_spans, shown_spans
-from trailcheck.ingest.cut_json import ANY_INDEX, ShownString, readable_prefix, shown_strings
-from trailcheck.ingest.json_records import JsonRecord, read_json_records
-from trailcheck.ingest.log_join import join_log_events
-from trailcheck.ingest.otel_attributes import event_attributes
-from trailcheck.ingest.otlp_ids import IdEncoding, hint_once, json_id
-from trailcheck.ingest.otlp_logs import decode_otlp_logs_json
-from trailcheck.ingest.otlp_values import (
+from trailcheck.ingest.records import IgnoredLogs, LogEvent, RawSpan, Rejection, SpanItem, SpanLink
+from trailcheck.ingest.transport import otlp_json_fields as fields
+from trailcheck.ingest.transport.cut_json import (
+    ANY_INDEX,
+    ShownString,
+    readable_prefix,
+    shown_strings,
+)
+from trailcheck.ingest.transport.json_records import JsonRecord, read_json_records
+from trailcheck.ingest.transport.lost_spans import lost_spans, shown_spans
+from trailcheck.ingest.transport.otel_attributes import event_attributes
+from trailcheck.ingest.transport.otlp_ids import IdEncoding, hint_once, json_id
+from trailcheck.ingest.transport.otlp_logs import decode_otlp_logs_json
+from trailcheck.ingest.transport.otlp_values import (
     SPAN_ID_BYTES,
     TRACE_ID_BYTES,
     SpanOrigin,
@@ -64,15 +70,12 @@ from trailcheck.ingest.otlp_values import (
     status_code,
     storable_time,
 )
-from trailcheck.ingest.records import IgnoredLogs, LogEvent, RawSpan, Rejection, SpanItem, SpanLink
-from trailcheck.trace import SpanEvent, Trace
+from trailcheck.trace import SpanEvent
 
 __all__ = [
-    "decode_otlp_json",
     "decode_otlp_json_items",
     "decode_otlp_json_spans",
     "looks_like_otlp_json",
-    "read_otlp_json",
     "read_otlp_json_items",
 ]
 
@@ -98,27 +101,11 @@ def looks_like_otlp_json(head: bytes) -> bool:
     return head.lstrip()[:1] == b"{" and (b'"resourceSpans"' in head or b'"resourceLogs"' in head)
 
 
-def read_otlp_json(
-    stream: BinaryIO, source: str, *, ids: IdEncoding = "hex"
-) -> Iterator[Trace | Rejection]:
-    """The traces of an OTLP/JSON file (one document, or one document per line)."""
-    return decode_otlp_json(stream.read(), source, ids=ids)
-
-
 def read_otlp_json_items(
     stream: BinaryIO, source: str, *, ids: IdEncoding = "hex"
 ) -> Iterator[SpanItem]:
     """The spans and GenAI log events of an OTLP/JSON file: :func:`decode_otlp_json_items`."""
     return decode_otlp_json_items(stream.read(), source, ids=ids)
-
-
-def decode_otlp_json(
-    data: bytes, source: str, *, ids: IdEncoding = "hex"
-) -> Iterator[Trace | Rejection]:
-    """The traces of OTLP/JSON bytes, with the GenAI log events among them joined to their
-    spans. ``ids``: how the input writes trace and span ids (see the module docstring)."""
-    items = decode_otlp_json_items(data, source, ids=ids)
-    return assemble_complete_traces(join_log_events(items), source)
 
 
 def decode_otlp_json_spans(
@@ -141,7 +128,7 @@ def decode_otlp_json_items(
 ) -> Iterator[SpanItem]:
     """Every span of OTLP/JSON bytes, and the GenAI log events of any logs export among them
     (a collector file may hold both signals, one document per line;
-    :mod:`trailcheck.ingest.otlp_logs`)."""
+    :mod:`trailcheck.ingest.transport.otlp_logs`)."""
     return _decode(data, source, logs=True, ids=ids)
 
 

@@ -35,7 +35,12 @@ from typing import Any, Final
 import orjson
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.genai_messages import ROLES, json_kind, json_object, message_from_json
+from trailcheck.ingest.conventions.genai_messages import (
+    ROLES,
+    json_kind,
+    json_object,
+    message_from_json,
+)
 from trailcheck.json_text import JsonValueError, loads_json
 from trailcheck.trace import Message
 from trailcheck.trace.semconv import PART_TEXT, PART_TOOL_CALL, PART_TOOL_CALL_RESPONSE

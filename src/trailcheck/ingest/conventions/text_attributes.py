@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.genai_messages import json_kind
+from trailcheck.ingest.conventions.genai_messages import json_kind
 
 
 def text_attribute(attributes: Mapping[str, Any], key: str) -> str | None:

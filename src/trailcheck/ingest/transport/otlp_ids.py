@@ -20,8 +20,8 @@ from collections.abc import Iterable, Iterator
 from typing import Final, Literal
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.otlp_values import decode_base64, shown
 from trailcheck.ingest.records import Rejection, SpanItem
+from trailcheck.ingest.transport.otlp_values import decode_base64, shown
 
 __all__ = [
     "BASE64_IDS_HINT",

@@ -29,18 +29,19 @@ Where several conventions could record a fact, the first that does supplies it:
   messages from ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (with
   ``gen_ai.system_instructions`` as a leading system message), else OpenInference's flattened
   ``llm.input_messages`` / ``llm.output_messages``, else Google ADK's v1 request and response
-  (:mod:`trailcheck.ingest.frameworks`), else the span's GenAI events, which may be log records
-  joined to it (:mod:`trailcheck.ingest.genai_events`). ADK v1's ``call_llm`` span is an llm
-  span. A tool result an Anthropic request in ``input.value`` marks ``is_error`` makes its tool
-  message a failed response (:mod:`trailcheck.ingest.anthropic_results`).
+  (:mod:`trailcheck.ingest.shapes.frameworks`), else the span's GenAI events, which may be log
+  records joined to it (:mod:`trailcheck.ingest.conventions.genai_events`). ADK v1's
+  ``call_llm`` span is an llm span. A tool result an Anthropic request in ``input.value`` marks
+  ``is_error`` makes its tool message a failed response
+  (:mod:`trailcheck.ingest.shapes.anthropic_results`).
 
 The spans logfire writes for the OpenAI Agents SDK follow none of these: their kind, tool call
-and messages are read by their own shapes (:mod:`trailcheck.ingest.logfire_agents`).
+and messages are read by their own shapes (:mod:`trailcheck.ingest.shapes.logfire_agents`).
 
 The source's attributes stay on the span verbatim, with what OTLP records beside them (span kind,
 links, trace state, dropped counts, scope) added under reserved ``otel.*`` names; a source
 attribute under one of those names with another value rejects the span
-(:mod:`trailcheck.ingest.otel_attributes`). Messages are read on every span, whatever its
+(:mod:`trailcheck.ingest.transport.otel_attributes`). Messages are read on every span, whatever its
 kind. A part that no reader understands (a message role, a
 content shape, a tool span without a name, a token count that is not a count) is left out of
 what trailcheck derives and named in the trace's reading report
@@ -57,30 +58,30 @@ from typing import Any, Final, Protocol, TypeVar
 from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.anthropic_results import with_failed_results
-from trailcheck.ingest.framework_shapes import EVENTS_ATTRIBUTES, VALUE_MESSAGES, ValueMessages
-from trailcheck.ingest.frameworks import (
-    ADK_LLM_REQUEST,
-    adk_messages,
-    is_adk_merged_tools,
-)
-from trailcheck.ingest.genai_events import (
+from trailcheck.ingest.conventions.genai_events import (
     Messages,
     event_message_attributes,
     events_from_json,
     per_message_events,
 )
-from trailcheck.ingest.genai_messages import (
+from trailcheck.ingest.conventions.genai_messages import (
     flattened_messages,
     messages_from_json,
     system_instructions_message,
 )
-from trailcheck.ingest.indexed_completions import with_indexed_calls
-from trailcheck.ingest.logfire_agents import logfire_span_shape
-from trailcheck.ingest.otel_attributes import otel_attributes, with_reserved
+from trailcheck.ingest.conventions.indexed_completions import with_indexed_calls
+from trailcheck.ingest.conventions.text_attributes import first_text, text_attribute
 from trailcheck.ingest.records import RawSpan, validation_record_error
-from trailcheck.ingest.text_attributes import first_text, text_attribute
+from trailcheck.ingest.shapes.anthropic_results import with_failed_results
+from trailcheck.ingest.shapes.frameworks import (
+    ADK_LLM_REQUEST,
+    adk_messages,
+    is_adk_merged_tools,
+)
+from trailcheck.ingest.shapes.logfire_agents import logfire_span_shape
+from trailcheck.ingest.shapes.rows import EVENTS_ATTRIBUTES, VALUE_MESSAGES, ValueMessages
 from trailcheck.ingest.tool_spans import ends_the_run, tool_invocation
+from trailcheck.ingest.transport.otel_attributes import otel_attributes, with_reserved
 from trailcheck.ingest.unread import UnreadParts
 from trailcheck.trace import (
     Message,
@@ -250,7 +251,7 @@ def span_messages(
     attributes: Mapping[str, Any], events: Sequence[SpanEvent]
 ) -> tuple[list[Message] | None, list[Message] | None]:
     """A span's messages: from its attributes, else from its GenAI events (span events or log
-    records joined to it, :mod:`trailcheck.ingest.genai_events`)."""
+    records joined to it, :mod:`trailcheck.ingest.conventions.genai_events`)."""
     inputs, outputs = recorded_messages(attributes)
     if inputs is not None:
         inputs = with_failed_results(inputs, attributes.get(semconv.INPUT_VALUE))
