@@ -30,7 +30,8 @@ from typing import Any
 
 from trailcheck.cases import Case, Dataset
 from trailcheck.models import ScriptedModel, tool_call_reply
-from trailcheck.run.runner import RunOptions, RunResult, run
+from trailcheck.run.plan import RunOptions
+from trailcheck.run.runner import RunResult, run
 from trailcheck.run.tool_agent import ToolAgent
 
 MODEL_CALLS_PER_TRIAL = 3

@@ -22,10 +22,10 @@ import pytest
 from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.errors import TrailcheckError
-from trailcheck.pytest_plugin import MARKER
 from trailcheck.run.agent import AgentFactory
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import CaseResult, TrialResult
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 from trailcheck.specs.references import resolve_reference
 
 if TYPE_CHECKING:
@@ -52,20 +52,22 @@ class CasePlan:
     environment_factory: EnvironmentFactory | None
     options: RunOptions
     references: dict[str, str | None]
+    marker: str  # the plugin's marker: every case item has it, and ``{marker}_{split}``
 
 
 _PLAN = pytest.StashKey[CasePlan]()
 
 
-def configure_cases(config: pytest.Config) -> None:
-    """Loads the dataset and resolves the factories; a problem is one pytest usage error."""
+def configure_cases(config: pytest.Config, marker: str) -> None:
+    """Loads the dataset and resolves the factories; a problem is one pytest usage error. Case
+    items are marked ``marker`` (the plugin names it, so this module does not import it)."""
     try:
-        config.stash[_PLAN] = _plan(config)
+        config.stash[_PLAN] = _plan(config, marker)
     except TrailcheckError as error:
         raise pytest.UsageError(str(error)) from None
 
 
-def _plan(config: pytest.Config) -> CasePlan:
+def _plan(config: pytest.Config, marker: str) -> CasePlan:
     dataset_path = str(config.getoption("trailcheck"))
     agent = config.getoption("trailcheck_agent")
     if agent is None:
@@ -87,6 +89,7 @@ def _plan(config: pytest.Config) -> CasePlan:
         else resolve_reference(environment, what="--trailcheck-env"),
         options=RunOptions(**settings),
         references={"agent": agent, "environment": environment, "dataset": dataset_path},
+        marker=marker,
     )
 
 
@@ -113,8 +116,8 @@ class DatasetCollector(pytest.Collector):
     def collect(self) -> Iterator[CaseItem]:
         for case in self.plan.dataset.graded_cases():
             item = CaseItem.from_parent(self, name=case.id, case=case, plan=self.plan)
-            item.add_marker(MARKER)
-            item.add_marker(f"{MARKER}_{case.split}")
+            item.add_marker(self.plan.marker)
+            item.add_marker(f"{self.plan.marker}_{case.split}")
             yield item
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

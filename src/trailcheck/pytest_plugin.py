@@ -65,7 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from trailcheck.pytest_cases import configure_cases
 
-    configure_cases(config)
+    configure_cases(config, MARKER)
 
 
 @pytest.hookimpl(tryfirst=True)

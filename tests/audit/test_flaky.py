@@ -7,8 +7,9 @@ import itertools
 from tests.audit.shop import dataset, tiny_shop
 from trailcheck.audit import check_flaky
 from trailcheck.run.agent import TrialContext
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import RunReport
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 from trailcheck.scorers import Score
 
 CASE = """\

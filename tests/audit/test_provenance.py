@@ -11,8 +11,9 @@ import pytest
 from tests.audit.shop import dataset, tiny_shop
 from trailcheck.audit import check_provenance
 from trailcheck.audit.trivial import AnsweringAgent
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import RunReport, load_report
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),

@@ -13,7 +13,8 @@ from trailcheck.cases import Case, Dataset, TrialResources, dump_dataset
 from trailcheck.cli import run_cli
 from trailcheck.distributed import RayTrialExecutor
 from trailcheck.errors import UsageError
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.plan import RunOptions
+from trailcheck.run.runner import run
 from trailcheck.trace import Trace
 
 pytestmark = [pytest.mark.usefixtures("local_ray"), pytest.mark.live]

@@ -24,9 +24,9 @@ from trailcheck.distributed.ray_import import ray
 from trailcheck.distributed.trials import play_trial
 from trailcheck.errors import UsageError
 from trailcheck.rate_limit import RateLimiter
-from trailcheck.run.plan import TrialPlan
+from trailcheck.run.plan import RunOptions, TrialPlan
 from trailcheck.run.results import TrialResult
-from trailcheck.run.runner import RunOptions, RunResult, run, run_async
+from trailcheck.run.runner import RunResult, run, run_async
 
 pytestmark = [pytest.mark.usefixtures("local_ray"), pytest.mark.live]
 

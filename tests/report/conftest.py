@@ -7,6 +7,7 @@ import pytest
 
 from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent, v2_agent
 from trailcheck.run.compare import compare_outcomes
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import (
     CallSummary,
     CaseResult,
@@ -14,7 +15,7 @@ from trailcheck.run.results import (
     TrialError,
     TrialResult,
 )
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.run.status import TrialStatus
 from trailcheck.scorers import Score, ScorerFailure

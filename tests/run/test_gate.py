@@ -10,8 +10,9 @@ import pytest
 from trailcheck.cases import GateSpec
 from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent, v2_agent
 from trailcheck.run.gate import check_gate
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import RunReport
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 
 
 @cache

@@ -13,8 +13,9 @@ from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent,
 from trailcheck.environment import ToolError
 from trailcheck.errors import InfraError, UsageError
 from trailcheck.run.agent import TrialContext
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import TrialResult
-from trailcheck.run.runner import RunOptions, run, run_async
+from trailcheck.run.runner import run, run_async
 
 EXPECTS_LOOKUP = {"expected_tools": ["lookup"]}
 

@@ -43,8 +43,9 @@ from trailcheck.cases import (
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.run.agent import AgentFactory, TrialContext
 from trailcheck.run.faults import tool_name
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import TrialResult
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 
 ORACLE_SCORERS = frozenset(
     {"trajectory", "arguments", "state", "replay_state", "policy", "efficiency"}

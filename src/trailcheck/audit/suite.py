@@ -25,8 +25,9 @@ from trailcheck.audit.trivial import check_trivial
 from trailcheck.cases import Dataset
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.run.agent import AgentFactory
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import RunReport
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 
 FLAKY_K = 3
 

@@ -36,8 +36,9 @@ from trailcheck.audit.finding import Finding
 from trailcheck.cases import Case, Dataset
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.run.agent import Agent, AgentFactory, TrialContext
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.preflight import user_turns
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 from trailcheck.scorers import Score, grade
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace

@@ -23,22 +23,21 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
 from trailcheck.cases.case import Case
 from trailcheck.cases.comparators import CANONICAL_CONTEXT
 
-if TYPE_CHECKING:
-    from trailcheck.cases.dataset import Dataset
-
 DIGEST_CHARS = 12
 _SET_FIELDS_OF_CASE = ("failure_modes", "source_trace_ids")
 
 
-def canonical_form(dataset: Dataset) -> dict[str, Any]:
-    """The dataset as plain JSON data in its canonical form (described in the module doc)."""
+def canonical_form(dataset: BaseModel) -> dict[str, Any]:
+    """The dataset (a :class:`~trailcheck.cases.Dataset`; typed by its base so that this module
+    need not import the one that imports it) as plain JSON data in its canonical form (described
+    in the module doc)."""
     data: dict[str, Any] = dataset.model_dump(
         mode="json", by_alias=True, context={CANONICAL_CONTEXT: True}
     )
@@ -77,7 +76,7 @@ def _without_defaults(
     }
 
 
-def canonical_bytes(dataset: Dataset) -> bytes:
+def canonical_bytes(dataset: BaseModel) -> bytes:
     """The canonical form as compact JSON with sorted keys: the bytes that are hashed."""
     text = json.dumps(
         canonical_form(dataset),
@@ -89,11 +88,12 @@ def canonical_bytes(dataset: Dataset) -> bytes:
     return text.encode()
 
 
-def dataset_digest(dataset: Dataset) -> str:
+def dataset_digest(dataset: BaseModel) -> str:
     """The full sha256 of the canonical form, in hex."""
     return hashlib.sha256(canonical_bytes(dataset)).hexdigest()
 
 
-def dataset_version(dataset: Dataset) -> str:
+def dataset_version(dataset: BaseModel) -> str:
     """``name@<first 12 hex digits of the digest>``."""
-    return f"{dataset.name}@{dataset_digest(dataset)[:DIGEST_CHARS]}"
+    name = dataset.model_dump(include={"name"})["name"]
+    return f"{name}@{dataset_digest(dataset)[:DIGEST_CHARS]}"

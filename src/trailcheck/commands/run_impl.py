@@ -29,10 +29,10 @@ from trailcheck.report.run_view import render_run
 from trailcheck.run.agent import AgentFactory
 from trailcheck.run.gate import GateResult, check_gate
 from trailcheck.run.otel_agent import OtelAgent
-from trailcheck.run.plan import TrialExecutor
+from trailcheck.run.plan import RunOptions, TrialExecutor
 from trailcheck.run.preflight import selected_cases
 from trailcheck.run.results import RunReport, load_report
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.runner import run
 from trailcheck.specs.references import resolve_reference
 
 EXIT_GATE_FAILED = 1

@@ -34,7 +34,7 @@ from trailcheck.scorers.termination import DEFAULT_CLAIM_RULES, has_answer, unsu
 from trailcheck.specs.patterns import valid_regex
 from trailcheck.trace import Trace
 from trailcheck.trace.lean import LeanTrace
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 DEFAULT_SUCCESS = (
     r"(?i)\bsuccessfully\b|\ball (?:set|done)\b"

@@ -34,7 +34,7 @@ from trailcheck.scorers.efficiency import LoopMatch
 from trailcheck.scorers.grounding import find_figures
 from trailcheck.specs.patterns import valid_regex
 from trailcheck.trace import ToolCall
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 DEFAULT_RATE_LIMIT_ERROR = (
     r"(?i)\b(?:rate[ _-]?limit(?:ed)?|too many requests|429|quota exceeded)\b"

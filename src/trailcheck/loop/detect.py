@@ -9,7 +9,7 @@ from trailcheck.loop.rule_file import Rule, builtin_rules
 from trailcheck.trace import Finding
 from trailcheck.trace.content_gap import GapTally
 from trailcheck.trace.incomplete import incompleteness, needs_complete_trace
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 
 def detect(

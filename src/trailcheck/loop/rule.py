@@ -18,7 +18,8 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from trailcheck.trace import Finding, Severity
-from trailcheck.trace.views import SpanView, TraceView
+from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.views import SpanView
 
 # A label as trailcheck.trace.Finding checks it: snake_case and specific.
 LABEL_PATTERN = r"^[a-z][a-z0-9_]*$"

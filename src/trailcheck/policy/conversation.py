@@ -15,7 +15,8 @@ import re
 from collections.abc import Iterator, Sequence
 
 from trailcheck.trace import Message, ToolCall
-from trailcheck.trace.views import MessageView, TraceView
+from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.views import MessageView
 
 
 def preceding_messages(trace: TraceView, call: ToolCall) -> list[MessageView]:

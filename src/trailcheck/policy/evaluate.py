@@ -30,7 +30,8 @@ from trailcheck.policy.rules import (
     RequiresConfirmationPolicy,
 )
 from trailcheck.trace import ToolCall, canonical_json
-from trailcheck.trace.views import MessageView, TraceView
+from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.views import MessageView
 
 
 @dataclass(frozen=True, slots=True)

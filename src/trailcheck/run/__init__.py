@@ -5,6 +5,7 @@ from trailcheck.run.agent import Agent, AgentFactory, TrialContext
 from trailcheck.run.compare import Comparison, compare_outcomes
 from trailcheck.run.gate import GateResult, check_gate
 from trailcheck.run.otel_agent import FrameworkAgent, OtelAgent, OtelAgentFactory, TelemetryContext
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import (
     CaseResult,
     RunReport,
@@ -13,7 +14,7 @@ from trailcheck.run.results import (
     load_report,
     report_json_schema,
 )
-from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run, run_async
+from trailcheck.run.runner import RunObserver, RunResult, run, run_async
 from trailcheck.run.stats import OutcomeSummary, pass_at_k, pass_hat_k, summarize_outcomes
 from trailcheck.run.status import TrialStatus
 from trailcheck.run.tool_agent import ToolAgent

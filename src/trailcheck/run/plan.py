@@ -4,22 +4,41 @@ event loop (:class:`TrialExecutor`: a Ray cluster, :mod:`trailcheck.distributed`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from pydantic import JsonValue
 
-from trailcheck.cases import Case, Dataset, TrialResources
+from trailcheck.cases import Case, Dataset, Split, TrialResources
 from trailcheck.environment import EnvironmentFactory
+from trailcheck.errors import UsageError
 from trailcheck.judge.judge import Judge
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.agent import AgentFactory
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.results import TrialResult
 
-if TYPE_CHECKING:
-    from trailcheck.run.runner import RunOptions
+__all__ = ["RunOptions", "TrialExecutor", "TrialPlan"]
 
-__all__ = ["TrialExecutor", "TrialPlan"]
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How trials run. ``rate_limit_per_s`` bounds model calls across all trials."""
+
+    k: int = 1
+    concurrency: int = 4
+    timeout_s: float | None = 300.0
+    seed: int = 0
+    rate_limit_per_s: float | None = None
+    splits: tuple[Split, ...] | None = None
+    network_allowed: bool = True
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise UsageError(f"k must be at least 1, not {self.k}")
+        if self.concurrency < 1:
+            raise UsageError(f"concurrency must be at least 1, not {self.concurrency}")
+        if self.timeout_s is not None and self.timeout_s <= 0:
+            raise UsageError(f"timeout must be positive, not {self.timeout_s}")
 
 
 @dataclass(frozen=True, slots=True)

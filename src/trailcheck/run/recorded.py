@@ -24,7 +24,7 @@ from typing import Any, Final
 from trailcheck.errors import InputError, UsageError
 from trailcheck.run.status import TRIAL_STATUSES, TrialStatus, is_trial_status
 from trailcheck.trace import Trace
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 __all__ = [
     "OUTCOME_TOLERANCE",

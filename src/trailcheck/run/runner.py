@@ -37,7 +37,7 @@ from typing import Any, Protocol
 from pydantic import JsonValue
 
 from trailcheck.capture import Recorder, SeededIds
-from trailcheck.cases import Case, Dataset, Split
+from trailcheck.cases import Case, Dataset
 from trailcheck.environment import Environment, EnvironmentFactory
 from trailcheck.errors import InfraError, UsageError
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
@@ -52,34 +52,13 @@ from trailcheck.run.manifest import Harness, build_manifest, describe_agent
 from trailcheck.run.native_trial import NativeTrial
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.otel_trial import OtelTrial
-from trailcheck.run.plan import TrialExecutor, TrialPlan
+from trailcheck.run.plan import RunOptions, TrialExecutor, TrialPlan
 from trailcheck.run.preflight import probe_environment, selected_cases, user_turns
 from trailcheck.run.results import CaseResult, RunReport, TrialError, TrialResult, call_summaries
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.run.status import TrialStatus
 from trailcheck.scorers import Scorer, case_scorers, default_scorers, grade
 from trailcheck.trace import Trace
-
-
-@dataclass(frozen=True, slots=True)
-class RunOptions:
-    """How trials run. ``rate_limit_per_s`` bounds model calls across all trials."""
-
-    k: int = 1
-    concurrency: int = 4
-    timeout_s: float | None = 300.0
-    seed: int = 0
-    rate_limit_per_s: float | None = None
-    splits: tuple[Split, ...] | None = None
-    network_allowed: bool = True
-
-    def __post_init__(self) -> None:
-        if self.k < 1:
-            raise UsageError(f"k must be at least 1, not {self.k}")
-        if self.concurrency < 1:
-            raise UsageError(f"concurrency must be at least 1, not {self.concurrency}")
-        if self.timeout_s is not None and self.timeout_s <= 0:
-            raise UsageError(f"timeout must be positive, not {self.timeout_s}")
 
 
 class RunObserver(Protocol):

@@ -25,7 +25,7 @@ from trailcheck.scorers.comparison import Mismatch, compare_field
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
 from trailcheck.trace import ToolCall
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 
 def mismatches(expected: ExpectedInvocation, call: ToolCall) -> dict[str, Mismatch]:

@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 from typing import Literal
 
 from trailcheck.trace import ToolCall
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 ErroredCalls = Literal["count", "skip"]
 """``count``: a call that errored is a call like any other; ``skip``: it is left out."""

@@ -48,7 +48,8 @@ from trailcheck.scorers.comparison import render
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
 from trailcheck.trace import ToolCall, summed_usage
-from trailcheck.trace.views import SpanView, TraceView, UsageView
+from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.views import SpanView, UsageView
 
 LoopMatch = Literal["arguments", "tool"]
 """When two calls count as the same for the loop detector."""

@@ -43,7 +43,7 @@ from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import ContentGap, content_gap
 from trailcheck.trace.incomplete import Incompleteness, incompleteness, needs_complete_trace
 from trailcheck.trace.lean import LeanTrace
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 GradeStatus = Literal["passed", "failed", "unscorable"]
 # The error type of a scorer that gave no verdict because the trace's content was not recorded.

@@ -38,7 +38,7 @@ from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.dates import parse_date
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 FigureKind = Literal["date", "month_day", "duration", "money", "percent", "number"]
 Key = tuple[str, Decimal | str]

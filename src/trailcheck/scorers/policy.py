@@ -16,7 +16,7 @@ from trailcheck.cases import Case, ScorerSpec
 from trailcheck.policy import violations
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 
 @dataclass(frozen=True)

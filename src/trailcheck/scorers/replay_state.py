@@ -36,7 +36,7 @@ from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, score_of
 from trailcheck.scorers.state import compare_state, comparison_score
 from trailcheck.specs.references import resolve_reference
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 
 @dataclass(frozen=True)

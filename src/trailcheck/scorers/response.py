@@ -31,7 +31,7 @@ from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.comparison import fold_text
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 ReferenceCheck = Literal["equals", "contains", "ignore"]
 _SURROUNDING_PUNCTUATION = " \t\n.!?,;:'\"“”‘’()"

@@ -7,7 +7,7 @@ check that was not asked for produces no Score at all, so nothing can count it a
 scorer that raises is recorded by :func:`run_scorer` as a :class:`ScorerFailure`.
 
 A built-in scorer also has ``lean_score(trace, case)``, which reads any
-:class:`~trailcheck.trace.views.TraceView` and returns a :class:`LeanScore`: the same fields,
+:class:`~trailcheck.trace.trace_view.TraceView` and returns a :class:`LeanScore`: the same fields,
 not validated again, so grading in bulk builds no pydantic model per trace
 (:func:`~trailcheck.scorers.grade.grade_lean`); ``score`` is that, made a Score.
 """
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.trace import Trace
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 
 class Score(BaseModel):

@@ -38,7 +38,7 @@ from trailcheck.scorers.assignment import pair_most_matched
 from trailcheck.scorers.comparison import json_equal
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 EXACT = "$exact"
 _MISSING: Any = object()

@@ -34,7 +34,8 @@ from trailcheck.scorers.comparison import json_equal
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
 from trailcheck.trace import ToolCall
-from trailcheck.trace.views import SpanView, TraceView
+from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.views import SpanView
 
 _MISSING = object()
 

@@ -25,7 +25,7 @@ from trailcheck.cases import Case, ScorerSpec, ToolMatch
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.registry import scorer_to_spec
 from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 
 @dataclass(frozen=True, slots=True)

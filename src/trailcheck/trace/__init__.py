@@ -2,24 +2,23 @@
 
 from trailcheck.trace.canonical import canonical_json
 from trailcheck.trace.finding import Finding, Severity
+from trailcheck.trace.kinds import Role, SpanKind, StatusCode
 from trailcheck.trace.lean import LeanTrace
 from trailcheck.trace.lean_decode import decode_lean_trace
-from trailcheck.trace.messages import Message, MessageToolCall, Role
+from trailcheck.trace.messages import Message, MessageToolCall
 from trailcheck.trace.span import (
     ModelInvocation,
     Span,
     SpanEvent,
-    SpanKind,
     Status,
-    StatusCode,
     ToolInvocation,
     Usage,
 )
 from trailcheck.trace.tool_calls import ToolCall, parse_json_text
 from trailcheck.trace.trace import Trace
+from trailcheck.trace.trace_view import TraceView
 from trailcheck.trace.tree import SpanTree
 from trailcheck.trace.usage import summed_usage
-from trailcheck.trace.views import TraceView
 
 __all__ = [
     "Finding",

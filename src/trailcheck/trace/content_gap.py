@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from trailcheck.trace.semconv import OTEL_SCOPE_NAME
-from trailcheck.trace.views import MessageView, SpanView, TraceView
+from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.views import MessageView, SpanView
 
 # The fix per instrumentation: (scope name prefix, what to set).
 _FIXES: Final = (

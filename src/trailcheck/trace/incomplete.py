@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from trailcheck.trace.trace import Trace
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 INCOMPLETE_KEY: Final = "trailcheck.incomplete"
 

@@ -3,7 +3,7 @@ field, decoded straight from trailcheck JSON for bulk reading and grading.
 
 Same names, same constraints (:mod:`trailcheck.trace.integrity` checks both), same derived
 views (``tool_calls``, ``tree``, ``input_text``, ``final_text``, ``duration_ns``), computed by
-the same functions; both satisfy :class:`~trailcheck.trace.views.TraceView`, so whatever reads
+the same functions; both satisfy :class:`~trailcheck.trace.trace_view.TraceView`, so whatever reads
 a trace through the views runs on either. :meth:`LeanTrace.to_trace` gives the pydantic
 :class:`~trailcheck.trace.Trace` with the same content, for what needs one (a store, a report,
 a scorer that takes only a Trace). Decode with
@@ -30,9 +30,8 @@ from trailcheck.trace.derived import (
     trace_duration_ns,
 )
 from trailcheck.trace.integrity import check_span, check_trace
+from trailcheck.trace.kinds import Role, SpanKind, StatusCode
 from trailcheck.trace.limits import INT64_MAX, INT64_MIN
-from trailcheck.trace.messages import Role
-from trailcheck.trace.span import SpanKind, StatusCode
 from trailcheck.trace.tool_calls import ToolCall, derive_tool_calls
 from trailcheck.trace.trace import Trace
 from trailcheck.trace.tree import SpanTree

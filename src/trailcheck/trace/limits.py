@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from trailcheck.trace.views import TraceView
+from trailcheck.trace.trace_view import TraceView
 
 __all__ = ["INT64_MAX", "INT64_MIN", "Unstorable", "first_unstorable"]
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from trailcheck.trace.derived import message_text
-
-Role = Literal["system", "developer", "user", "assistant", "tool"]
+from trailcheck.trace.kinds import Role
 
 
 class MessageToolCall(BaseModel):

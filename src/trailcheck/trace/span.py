@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trailcheck.trace.derived import span_duration_ns, span_failed
 from trailcheck.trace.integrity import check_span
+from trailcheck.trace.kinds import SpanKind, StatusCode
 from trailcheck.trace.messages import Message
-
-SpanKind = Literal["agent", "llm", "tool", "retriever", "guard", "other"]
-StatusCode = Literal["unset", "ok", "error"]
 
 
 class Status(BaseModel):

@@ -7,7 +7,8 @@ from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from trailcheck.trace.span import Span, SpanKind
+from trailcheck.trace.kinds import SpanKind
+from trailcheck.trace.span import Span
 from trailcheck.trace.views import SpanView
 
 # The spans' holder: ``SpanTree`` alone is a tree of pydantic Spans.

@@ -2,7 +2,8 @@
 of a trace satisfy, the pydantic :class:`~trailcheck.trace.Trace` (built, validated and
 serialised everywhere) and the msgspec :class:`~trailcheck.trace.lean.LeanTrace` (decoded in
 bulk for grading). The logic that reads traces (tool calls, the span tree, usage, content gaps,
-the scorers) is written against these, once, and runs on either.
+the scorers) is written against these, once, and runs on either; the whole trace's view is
+:class:`~trailcheck.trace.trace_view.TraceView`.
 
 Members are read-only properties, so a holder may keep a ``list`` where a view promises a
 ``Sequence``, and a nested view (``SpanView.tool``) is any object with the nested view's members.
@@ -11,14 +12,9 @@ Members are read-only properties, so a holder may keep a ``list`` where a view p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from trailcheck.trace.messages import Role
-from trailcheck.trace.span import SpanKind, StatusCode
-
-if TYPE_CHECKING:
-    from trailcheck.trace.tool_calls import ToolCall
-    from trailcheck.trace.tree import SpanTree
+from trailcheck.trace.kinds import Role, SpanKind, StatusCode
 
 
 class UsageView(Protocol):
@@ -129,32 +125,3 @@ class SpanView(Protocol):
     def duration_ns(self) -> int | None: ...
     @property
     def failed(self) -> bool: ...
-
-
-class TraceView(Protocol):
-    @property
-    def trace_id(self) -> str: ...
-    @property
-    def input(self) -> str | Sequence[MessageView] | None: ...
-    @property
-    def final_output(self) -> Any: ...
-    @property
-    def spans(self) -> Sequence[SpanView]: ...
-    @property
-    def state_before(self) -> dict[str, Any] | None: ...
-    @property
-    def state_after(self) -> dict[str, Any] | None: ...
-    @property
-    def metadata(self) -> Mapping[str, Any]: ...
-    @property
-    def usage(self) -> UsageView | None: ...
-    @property
-    def tree(self) -> SpanTree[SpanView]: ...
-    @property
-    def tool_calls(self) -> Sequence[ToolCall]: ...
-    @property
-    def input_text(self) -> str: ...
-    @property
-    def final_text(self) -> str: ...
-    @property
-    def duration_ns(self) -> int | None: ...

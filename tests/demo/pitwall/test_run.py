@@ -15,8 +15,9 @@ from trailcheck.demo.pitwall import (
     v2_archive,
 )
 from trailcheck.environment import EnvironmentFactory
+from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import TrialResult
-from trailcheck.run.runner import RunOptions, RunResult, run
+from trailcheck.run.runner import RunResult, run
 
 pytestmark = pytest.mark.live
 

@@ -28,7 +28,8 @@ from trailcheck.demo.claims.dataset import claims_dataset
 from trailcheck.demo.claims.desk import claims_desk
 from trailcheck.demo.claims.harm import attack_of, harm_done
 from trailcheck.run.agent import AgentFactory
-from trailcheck.run.runner import RunOptions, RunResult, run
+from trailcheck.run.plan import RunOptions
+from trailcheck.run.runner import RunResult, run
 from trailcheck.run.tool_agent import STOPPED_METADATA_KEY
 from trailcheck.trace import Trace
 

@@ -21,7 +21,8 @@ from trailcheck.environment import EnvironmentFactory
 from trailcheck.judge.judge import Judge
 from trailcheck.run.agent import AgentFactory
 from trailcheck.run.otel_agent import OtelAgent
-from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run
+from trailcheck.run.plan import RunOptions
+from trailcheck.run.runner import RunObserver, RunResult, run
 
 __all__ = ["DEMO_K", "DEMO_RUNS", "FRAMEWORKS", "Framework", "PitWallRun", "run_pitwall_demo"]
 

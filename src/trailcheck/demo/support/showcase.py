@@ -22,7 +22,8 @@ from trailcheck.demo.support.dataset import support_dataset
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.run.agent import AgentFactory
 from trailcheck.run.otel_agent import OtelAgent
-from trailcheck.run.runner import RunObserver, RunOptions, RunResult, run
+from trailcheck.run.plan import RunOptions
+from trailcheck.run.runner import RunObserver, RunResult, run
 
 DEMO_K = 4
 Framework = Literal["native", "langgraph", "openai-agents", "pydantic-ai"]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from trailcheck.cases import Case, Dataset
 from trailcheck.demo.support.agent import prompt_only_shop, v1_agent
-from trailcheck.run.runner import RunOptions, run
+from trailcheck.run.plan import RunOptions
+from trailcheck.run.runner import run
 from trailcheck.trace import Trace
 
 TRAFFIC_MESSAGES: tuple[tuple[str, str], ...] = (

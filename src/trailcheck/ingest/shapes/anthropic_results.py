@@ -16,7 +16,7 @@ import orjson
 
 from trailcheck.trace import Message
 
-_FLAG = b'"is_error"'
+_FLAG = '"is_error"'
 
 
 def with_failed_results(messages: list[Message], request: Any) -> list[Message]:
@@ -32,13 +32,10 @@ def with_failed_results(messages: list[Message], request: Any) -> list[Message]:
 
 
 def _failed_result_ids(request: Any) -> frozenset[str]:
-    if not isinstance(request, str):
-        return frozenset()
-    body = request.encode()
-    if _FLAG not in body and b'"is_error":' not in body:
+    if not isinstance(request, str) or _FLAG not in request:
         return frozenset()  # most requests: not worth parsing
     try:
-        parsed = orjson.loads(body)
+        parsed = orjson.loads(request)
     except orjson.JSONDecodeError:
         return frozenset()
     turns = parsed.get("messages") if isinstance(parsed, dict) else None
