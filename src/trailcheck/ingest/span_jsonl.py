@@ -104,7 +104,7 @@ def looks_like_span_jsonl(head: bytes) -> bool:
     """The first non-blank line is a whole JSON object with ``trace_id`` and ``span_id`` and no
     ``spans`` (a Trace per line has spans). A first line cut off by the end of ``head`` does not
     count."""
-    record = first_line_record(head)
+    record = first_line_record(head, containing=b'"trace_id"')
     return (
         isinstance(record, dict)
         and "trace_id" in record

@@ -205,5 +205,5 @@ def read_trailcheck_jsonl(stream: BinaryIO, source: str) -> Iterator[Trace | Rej
 
 def looks_like_trailcheck_jsonl(head: bytes) -> bool:
     """The first record is an object with a ``trace_id`` and only fields of a Trace."""
-    record = first_line_record(head)
+    record = first_line_record(head, containing=b'"trace_id"')
     return isinstance(record, dict) and "trace_id" in record and record.keys() <= TRACE_FIELDS

@@ -211,11 +211,13 @@ def _array_element_lines(data: bytes) -> list[int]:
     return starts
 
 
-def first_line_record(head: bytes) -> Any:
+def first_line_record(head: bytes, containing: bytes = b"") -> Any:
     """The JSON value on the first non-blank line of ``head`` (for format detection), or
-    ``None`` when there is none or it does not parse (e.g. cut off by the end of ``head``)."""
+    ``None`` when there is none, it does not parse (e.g. cut off by the end of ``head``), or its
+    text lacks ``containing`` (a detector's key: a first line of many megabytes, such as a
+    one-line OTLP export, is then not parsed for a format it cannot be)."""
     first = next((line for line in head.splitlines() if line.strip()), None)
-    if first is None:
+    if first is None or containing not in first:
         return None
     try:
         return orjson.loads(first)
