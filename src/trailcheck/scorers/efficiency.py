@@ -55,12 +55,6 @@ LoopMatch = Literal["arguments", "tool"]
 """When two calls count as the same for the loop detector."""
 
 
-def call_key(call: ToolCall) -> Hashable:
-    """A call as the redundancy and repeat checks compare calls: its tool and canonical
-    arguments (:attr:`ToolCall.key`, computed once per call)."""
-    return call.key
-
-
 @dataclass(frozen=True, slots=True)
 class Loop:
     """``block`` (calls ``start .. start + len(block)``) repeated ``repeats`` times in a row."""

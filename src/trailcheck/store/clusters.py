@@ -58,12 +58,6 @@ def _check(label: str, records: Sequence[ClusterRecord]) -> None:
         seen.add(record.cluster_id)
 
 
-def _keep_link(record: ClusterRecord, link: tuple[str, int] | None) -> ClusterRecord:
-    if record.case_id is not None or link is None:
-        return record
-    return replace(record, case_id=link[0], approved_ns=link[1])
-
-
 def replace_clusters(connection: Connection, label: str, records: Sequence[ClusterRecord]) -> None:
     """Replace the clusters of ``label`` with ``records``, in the caller's transaction."""
     _check(label, records)

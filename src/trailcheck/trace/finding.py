@@ -9,13 +9,14 @@ label yet. A label is specific (``refund_without_identity_check``), never vague
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Finding", "Severity"]
+__all__ = ["SEVERITIES", "Finding", "Severity"]
 
 Severity = Literal["low", "medium", "high", "critical"]
+SEVERITIES: Final[tuple[Severity, ...]] = get_args(Severity)  # least to most severe
 # snake_case, so a label reads the same in YAML rules, the store and a case's failure_modes.
 Label = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=120)]
 

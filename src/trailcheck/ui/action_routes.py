@@ -3,13 +3,11 @@ cluster, decide a candidate; and signing in with the token."""
 
 from __future__ import annotations
 
-from typing import Final
-
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import RedirectResponse
 
 from trailcheck.errors import UsageError
-from trailcheck.trace import Severity
+from trailcheck.trace.finding import SEVERITIES, Severity
 from trailcheck.ui.access import TOKEN_COOKIE
 from trailcheck.ui.actions import promote_cluster
 from trailcheck.ui.context import UiContext, html_response
@@ -19,19 +17,13 @@ from trailcheck.ui.traces_page import trace_href
 
 __all__ = ["add_action_routes"]
 
-_SEVERITIES: Final[dict[str, Severity]] = {
-    "low": "low",
-    "medium": "medium",
-    "high": "high",
-    "critical": "critical",
-}
-
 
 def _severity(form: dict[str, str]) -> Severity:
     chosen = form.get("severity", "medium")
-    if chosen not in _SEVERITIES:
-        raise UsageError(f"severity {chosen!r} is not one of {', '.join(_SEVERITIES)}")
-    return _SEVERITIES[chosen]
+    for severity in SEVERITIES:
+        if severity == chosen:
+            return severity
+    raise UsageError(f"severity {chosen!r} is not one of {', '.join(SEVERITIES)}")
 
 
 def add_trace_actions(app: FastAPI, ui: UiContext) -> None:

@@ -12,13 +12,12 @@ from trailcheck.report.html_markup import Html, el, join, void
 from trailcheck.report.trace_view import format_duration
 from trailcheck.store.observations import Note
 from trailcheck.trace import Finding, Message, Span, Trace
+from trailcheck.trace.finding import SEVERITIES
 from trailcheck.trace.tool_calls import ToolCall
 from trailcheck.ui.layout import format_ns, post_form
 from trailcheck.ui.traces_page import trace_href
 
 __all__ = ["render_trace_page"]
-
-_SEVERITIES = ("low", "medium", "high", "critical")
 
 
 def _json(value: Any) -> str:
@@ -205,7 +204,7 @@ def _forms(trace_id: str, secret: str, reviewer: str) -> Html:
         testid="note-form",
     )
     severities = el(
-        "select", *(el("option", s, selected=s == "medium") for s in _SEVERITIES), name="severity"
+        "select", *(el("option", s, selected=s == "medium") for s in SEVERITIES), name="severity"
     )
     label = post_form(
         base + "/labels",
