@@ -12,7 +12,7 @@ import pytest
 
 from trailcheck.ingest.formats import detect_format
 from trailcheck.ingest.importer import ImportSummary, iter_import
-from trailcheck.ingest.openai_messages import read_openai_messages, trace_from_messages
+from trailcheck.ingest.message_logs import read_openai_messages, trace_from_messages
 from trailcheck.ingest.records import Rejection
 from trailcheck.ingest.tau_bench import looks_like_tau_bench, read_tau_bench
 from trailcheck.trace import Trace

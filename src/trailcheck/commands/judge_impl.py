@@ -31,7 +31,7 @@ from trailcheck.judge.labels import HumanLabel, load_labels
 from trailcheck.judge.lint import lint_rubric
 from trailcheck.judge.replay import ReplayJudge, replay_judge_from_spec
 from trailcheck.judge.run_judge import judge_labelled, load_items
-from trailcheck.models.openai_chat import OpenAIChatModel
+from trailcheck.models.openai_client import OpenAIChatModel
 from trailcheck.report.calibration_view import calibration_json, render_calibration
 from trailcheck.specs.references import is_reference, resolve_reference
 

@@ -20,7 +20,7 @@ from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import UsageError
 from trailcheck.extras import needs_extra
 from trailcheck.judge.calibration import CalibrationReport, load_calibration_report
-from trailcheck.models.openai_chat import OpenAIChatModel
+from trailcheck.models.openai_client import OpenAIChatModel
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
 from trailcheck.report.otel_results import trial_results

@@ -39,7 +39,7 @@ transport is a module in :mod:`~trailcheck.ingest.transport` and a format in
 from trailcheck.ingest.assemble import assemble_trace, assemble_traces
 from trailcheck.ingest.formats import FORMAT_NAMES, FORMATS, TraceFormat, detect_format, get_format
 from trailcheck.ingest.importer import ImportSummary, import_traces, iter_import
-from trailcheck.ingest.openai_messages import read_openai_messages, trace_from_messages
+from trailcheck.ingest.message_logs import read_openai_messages, trace_from_messages
 from trailcheck.ingest.otlp import (
     decode_otlp_json,
     decode_otlp_proto,

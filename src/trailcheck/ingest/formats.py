@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from trailcheck.errors import InputError, UsageError
-from trailcheck.ingest.openai_messages import looks_like_openai_messages, read_openai_messages
+from trailcheck.ingest.message_logs import looks_like_openai_messages, read_openai_messages
 from trailcheck.ingest.otlp import read_otlp_json, read_otlp_proto
 from trailcheck.ingest.records import ImportItem, SpanItem
 from trailcheck.ingest.span_jsonl import (

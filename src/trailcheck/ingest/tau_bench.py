@@ -5,7 +5,7 @@ gave the trial), ``trial`` (its number among the task's trials, optional), ``inf
 (the OpenAI-style messages of the conversation). The input is a JSON array of records, one
 record, or JSON Lines of records (:mod:`trailcheck.ingest.transport.json_records`).
 
-The conversation becomes spans exactly as in :mod:`trailcheck.ingest.openai_messages`, which
+The conversation becomes spans exactly as in :mod:`trailcheck.ingest.message_logs`, which
 this reader calls. On top of that it keeps what a grader of the trial needs:
 
 - ``metadata``: every field of the record but ``traj``, verbatim (``task_id``, ``reward``,
@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, Final
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.conventions.genai_messages import json_kind
-from trailcheck.ingest.openai_messages import looks_like_openai_messages, trace_from_messages
+from trailcheck.ingest.message_logs import looks_like_openai_messages, trace_from_messages
 from trailcheck.ingest.records import Rejection
 from trailcheck.ingest.transport.json_records import JsonRecord, read_json_records
 from trailcheck.trace import Trace

@@ -10,7 +10,7 @@ from trailcheck.models.declarations import (
     tool_schema,
     tool_schemas,
 )
-from trailcheck.models.openai_chat import ChatOptions, OpenAIChatModel
+from trailcheck.models.openai_client import ChatOptions, OpenAIChatModel
 from trailcheck.models.scripted import ScriptedCall, ScriptedModel, tool_call_reply
 
 __all__ = [

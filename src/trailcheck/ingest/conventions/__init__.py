@@ -7,7 +7,7 @@ libraries, each read by one module.
   indexed ``gen_ai.prompt.N`` / ``gen_ai.completion.N`` attributes of OpenLLMetry and litellm
   (:mod:`~trailcheck.ingest.conventions.indexed_completions`);
 - a provider's content encoding: OpenAI chat messages
-  (:mod:`~trailcheck.ingest.conventions.openai_chat`), Bedrock Converse blocks
+  (:mod:`~trailcheck.ingest.conventions.chat_messages`), Bedrock Converse blocks
   (:mod:`~trailcheck.ingest.conventions.converse_blocks`);
 - vendor tool-call and trace fields (:mod:`~trailcheck.ingest.conventions.vendors`).
 

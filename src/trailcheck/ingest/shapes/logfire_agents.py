@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from trailcheck.errors import RecordError
+from trailcheck.ingest.conventions.chat_messages import parse_message
 from trailcheck.ingest.conventions.genai_events import Messages
 from trailcheck.ingest.conventions.genai_messages import decode_json, json_kind, tool_arguments
-from trailcheck.ingest.conventions.openai_chat import parse_message
 from trailcheck.ingest.conventions.text_attributes import text_attribute
 from trailcheck.ingest.records import RawSpan
 from trailcheck.ingest.unread import UnreadParts

@@ -12,9 +12,9 @@ import orjson
 import pytest
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.conventions.openai_chat import parse_message
+from trailcheck.ingest.conventions.chat_messages import parse_message
 from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
-from trailcheck.ingest.openai_messages import (
+from trailcheck.ingest.message_logs import (
     looks_like_openai_messages,
     read_openai_messages,
     trace_from_messages,

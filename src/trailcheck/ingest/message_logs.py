@@ -76,8 +76,12 @@ from typing import Any, BinaryIO, Final
 import orjson
 
 from trailcheck.errors import RecordError, UsageError
+from trailcheck.ingest.conventions.chat_messages import (
+    message_role,
+    read_message,
+    tool_call_answers,
+)
 from trailcheck.ingest.conventions.genai_messages import ROLES, json_kind
-from trailcheck.ingest.conventions.openai_chat import message_role, read_message, tool_call_answers
 from trailcheck.ingest.records import Rejection
 from trailcheck.ingest.transport.json_records import JsonRecord, read_json_records
 from trailcheck.ingest.unread import UNREAD_METADATA_KEY

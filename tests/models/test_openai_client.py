@@ -28,7 +28,7 @@ from trailcheck.models import (
     OpenAIChatModel,
     ToolDeclaration,
 )
-from trailcheck.models.openai_chat import LOOPBACK_PLACEHOLDER_KEY
+from trailcheck.models.openai_client import LOOPBACK_PLACEHOLDER_KEY
 from trailcheck.rate_limit import Backoff, RateLimiter
 from trailcheck.trace import Message, MessageToolCall, Usage
 
