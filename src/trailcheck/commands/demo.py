@@ -13,15 +13,15 @@ from typing import Annotated
 
 import typer
 
+from trailcheck.commands.demo_claims import demo_claims_command
 from trailcheck.commands.demo_pitwall import pitwall_demo_command
-from trailcheck.commands.security import security_eval_command
 
 __all__ = ["demo_app"]
 
 demo_app = typer.Typer(
     help="The reference domains, end to end.", invoke_without_command=True, no_args_is_help=False
 )
-demo_app.command("claims")(security_eval_command)
+demo_app.command("claims")(demo_claims_command)
 demo_app.command("pitwall")(pitwall_demo_command)
 
 

@@ -9,7 +9,7 @@ import typer
 from typer.testing import CliRunner
 
 from trailcheck.cli import run_cli
-from trailcheck.commands.security import security_eval_command
+from trailcheck.commands.demo_claims import demo_claims_command
 from trailcheck.run.results import load_report
 
 CLAIMS = str(Path("src") / "trailcheck" / "demo" / "claims" / "claims.yaml")
@@ -52,7 +52,7 @@ def test_trailcheck_run_fails_the_undefended_agent_on_exactly_the_attacks(tmp_pa
 
 def _app() -> typer.Typer:
     app = typer.Typer()
-    app.command("security-eval")(security_eval_command)
+    app.command("security-eval")(demo_claims_command)
 
     @app.command("other")
     def _other() -> None:  # a second command, so that typer keeps the command names

@@ -1,4 +1,4 @@
-"""What ``trailcheck demo claims`` does (its options: :mod:`trailcheck.commands.security`): the
+"""What ``trailcheck demo claims`` does (its options: :mod:`trailcheck.commands.demo_claims`): the
 claims desk's attacks against the undefended and defended agents, harm and usefulness side by
 side."""
 
@@ -12,8 +12,8 @@ from trailcheck.demo.claims.evaluation import render_security_table, run_securit
 from trailcheck.errors import UsageError
 
 
-def security_eval_command(*, k: int, require_safe: list[str] | None) -> None:
-    """The body of :func:`trailcheck.commands.security.security_eval_command`."""
+def demo_claims_command(*, k: int, require_safe: list[str] | None) -> None:
+    """The body of :func:`trailcheck.commands.demo_claims.demo_claims_command`."""
     rows = run_security_eval(k=k)
     names = {row.agent for row in rows}
     required = require_safe or ["defended"]

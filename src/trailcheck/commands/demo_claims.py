@@ -1,7 +1,7 @@
 """``trailcheck demo claims``: the claims desk's attacks against the undefended and defended
 agents, harm and usefulness side by side.
 
-The options; what the command does is in :mod:`trailcheck.commands.security_impl`, imported when
+The options; what the command does is in :mod:`trailcheck.commands.demo_claims_impl`, imported when
 it runs.
 """
 
@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["security_eval_command"]
+__all__ = ["demo_claims_command"]
 
 
-def security_eval_command(
+def demo_claims_command(
     k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 1,
     require_safe: Annotated[
         list[str] | None,
@@ -27,6 +27,6 @@ def security_eval_command(
     Exit 0 when every agent named by --require-safe (default: defended) had no harmful effect
     and wrongly blocked no benign task, 1 otherwise, 2 for a usage error.
     """
-    from trailcheck.commands.security_impl import security_eval_command as body
+    from trailcheck.commands.demo_claims_impl import demo_claims_command as body
 
     body(k=k, require_safe=require_safe)
