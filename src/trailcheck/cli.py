@@ -11,7 +11,6 @@ annotations``: typer would evaluate every annotation string again at each start.
 """
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,6 +18,7 @@ import typer
 from trailcheck.commands.audit import audit_command
 from trailcheck.commands.dataset import dataset_app
 from trailcheck.commands.demo import demo_app
+from trailcheck.commands.import_ import import_command
 from trailcheck.commands.judge import judge_app
 from trailcheck.commands.loop import (
     clusters_command,
@@ -26,12 +26,13 @@ from trailcheck.commands.loop import (
     promote_command,
     review_command,
 )
-from trailcheck.commands.options import DbOption, FormatOption, IdsOption, KeepIncompleteOption
+from trailcheck.commands.options import DbOption, FormatOption
 from trailcheck.commands.pending import pending_app
 from trailcheck.commands.recorded import score_command, stats_command
 from trailcheck.commands.report import report_command
 from trailcheck.commands.route import route_app
 from trailcheck.commands.run import run_command
+from trailcheck.commands.schema import schema_app
 from trailcheck.commands.serve import serve_command
 from trailcheck.commands.store_commands import (
     ingest_command,
@@ -55,8 +56,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 traces_app = typer.Typer(help="Read traces.", no_args_is_help=True)
-schema_app = typer.Typer(help="Print the published JSON Schemas.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
+app.command("import")(import_command)
 app.add_typer(schema_app, name="schema")
 app.add_typer(judge_app, name="judge")
 
@@ -76,46 +77,6 @@ def _root(
     ] = False,
 ) -> None:
     """trailcheck: traces in, graded golden cases out."""
-
-
-@app.command("import")
-def import_command(
-    sources: Annotated[list[Path], typer.Argument(help="Trace files to import.")],
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="Output trailcheck JSONL file ('-' for stdout).")
-    ],
-    format_name: FormatOption = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Write nothing when any record is rejected.")
-    ] = False,
-    ids: IdsOption = "hex",
-    keep_incomplete: KeepIncompleteOption = False,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            min=1,
-            help="Processes reading trailcheck JSONL (default: every core; 1 reads in this"
-            " process); the output is the same. Other formats are read in this process.",
-        ),
-    ] = None,
-) -> None:
-    """Import traces from other formats into trailcheck JSONL.
-
-    Bad records are rejected (each named with its file, line and field) and the rest are
-    imported; exit 1 when any record was rejected.
-    """
-    from trailcheck.commands.import_impl import import_command as body
-
-    body(
-        sources=sources,
-        out=out,
-        format_name=format_name,
-        strict=strict,
-        ids=ids,
-        keep_incomplete=keep_incomplete,
-        workers=workers,
-    )
 
 
 @traces_app.command("show")
@@ -141,33 +102,6 @@ def traces_show(
     from trailcheck.commands.store_commands_impl import traces_show_command as body
 
     body(target=target, trace_id=trace_id, format_name=format_name, full=full, db=db)
-
-
-@schema_app.command("trace")
-def schema_trace() -> None:
-    """The JSON Schema of one line of trailcheck JSONL."""
-    from trailcheck.commands.output import print_json
-    from trailcheck.ingest.trailcheck_jsonl import trace_json_schema
-
-    print_json(trace_json_schema())
-
-
-@schema_app.command("dataset")
-def schema_dataset() -> None:
-    """The JSON Schema of a dataset file (YAML or JSON)."""
-    from trailcheck.cases import dataset_json_schema
-    from trailcheck.commands.output import print_json
-
-    print_json(dataset_json_schema())
-
-
-@schema_app.command("report")
-def schema_report() -> None:
-    """The JSON Schema of a run report (trailcheck run's NAME.json)."""
-    from trailcheck.commands.output import print_json
-    from trailcheck.run.results import report_json_schema
-
-    print_json(report_json_schema())
 
 
 app.command("score")(score_command)

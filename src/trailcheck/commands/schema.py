@@ -1,0 +1,34 @@
+"""``trailcheck schema``: the published JSON Schemas, printed."""
+
+import typer
+
+__all__ = ["schema_app"]
+
+schema_app = typer.Typer(help="Print the published JSON Schemas.", no_args_is_help=True)
+
+
+@schema_app.command("trace")
+def schema_trace() -> None:
+    """The JSON Schema of one line of trailcheck JSONL."""
+    from trailcheck.commands.output import print_json
+    from trailcheck.ingest.trailcheck_jsonl import trace_json_schema
+
+    print_json(trace_json_schema())
+
+
+@schema_app.command("dataset")
+def schema_dataset() -> None:
+    """The JSON Schema of a dataset file (YAML or JSON)."""
+    from trailcheck.cases import dataset_json_schema
+    from trailcheck.commands.output import print_json
+
+    print_json(dataset_json_schema())
+
+
+@schema_app.command("report")
+def schema_report() -> None:
+    """The JSON Schema of a run report (trailcheck run's NAME.json)."""
+    from trailcheck.commands.output import print_json
+    from trailcheck.run.results import report_json_schema
+
+    print_json(report_json_schema())
