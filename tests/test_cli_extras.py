@@ -72,6 +72,26 @@ CASES = {
         "error: a PostgreSQL store needs the 'postgres' extra (no module 'psycopg'):"
         f" {_hint('postgres')}",
     ),
+    "clusters": (
+        ["sklearn", "scipy", "numpy"],
+        ["clusters"],
+        f"error: trailcheck clusters needs the 'loop' extra (no module 'sklearn'): {_hint('loop')}",
+    ),
+    "demo": (
+        ["sklearn", "scipy", "numpy"],
+        ["demo", "--out", ".trailcheck/demo"],
+        f"error: trailcheck demo needs the 'loop' extra (no module 'sklearn'): {_hint('loop')}",
+    ),
+    "route-eval": (
+        ["sklearn", "scipy", "numpy"],
+        [
+            "route",
+            "eval",
+            *(f"--{name}=x.json" for name in ("catalog", "taxonomy", "train", "queries")),
+        ],
+        "error: trailcheck route eval needs the 'route' extra (no module 'numpy'):"
+        f" {_hint('route')}",
+    ),
 }
 
 

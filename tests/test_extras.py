@@ -4,12 +4,15 @@ else missing is a bug and stays as it was."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from importlib.metadata import metadata, requires
 
 import pytest
 
+import trailcheck.extras
 from trailcheck.errors import UsageError
-from trailcheck.extras import EXTRAS, needs_extra
+from trailcheck.extras import EXTRAS, needs_extra, require_extra
 
 pytestmark = pytest.mark.live
 
@@ -58,5 +61,49 @@ def test_the_extras_bring_their_packages_and_the_core_none_of_them() -> None:
     assert required["postgres"] == {"psycopg"}
     assert required["ray"] == {"ray"}
     assert required["parquet"] == {"pyarrow"}
-    assert required["all"] == required["serve"] | required["openai"] | required["postgres"]
+    assert required["loop"] == {"scikit-learn", "scipy", "numpy"}
+    assert required["route"] == {"scikit-learn", "numpy"}
+    in_all = ("serve", "openai", "postgres", "loop", "route")
+    assert required["all"] == set().union(*(required[extra] for extra in in_all))
     assert required[None].isdisjoint(required["all"])
+
+
+def test_require_extra_names_the_first_module_not_installed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    require_extra("loop", "trailcheck clusters")  # installed here: nothing to say
+    found = trailcheck.extras.find_spec
+    monkeypatch.setattr(
+        trailcheck.extras, "find_spec", lambda name: None if name == "scipy" else found(name)
+    )
+    with pytest.raises(UsageError) as raised:
+        require_extra("loop", "trailcheck clusters")
+    assert str(raised.value) == (
+        "trailcheck clusters needs the 'loop' extra (no module 'scipy'):"
+        " pip install 'trailcheck[loop]', or uv sync --extra loop"
+    )
+
+
+# The modules of the loop and route extras are never imported by the core a library user
+# imports to grade traces (in pytest too): each is imported alone, in a fresh interpreter.
+CORE = (
+    "trailcheck",
+    "trailcheck.trace",
+    "trailcheck.scorers",
+    "trailcheck.ingest",
+    "trailcheck.cases",
+    "trailcheck.loop",
+    "trailcheck.run",
+    "trailcheck.pytest_plugin",
+)
+HEAVY = {"numpy", "scipy", "sklearn"}
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_the_core_imports_none_of_the_loop_and_route_extras(module: str) -> None:
+    probe = (
+        f"import sys, {module}; "
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(HEAVY)!r}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"

@@ -11,18 +11,20 @@ the CLI; a command that needs more names the extra to install::
 
 (one line; a :class:`~trailcheck.errors.UsageError`, so exit 2 without a traceback). Only a
 missing package of that extra is translated: any other ``ModuleNotFoundError`` is a bug and
-propagates as one.
+propagates as one. Where the extra's packages are imported only later, deep in the work (as
+clustering does), :func:`require_extra` refuses up front, before the command opens a store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib.util import find_spec
 from typing import Final
 
 from trailcheck.errors import UsageError
 
-__all__ = ["EXTRAS", "missing_extra", "needs_extra"]
+__all__ = ["EXTRAS", "missing_extra", "needs_extra", "require_extra"]
 
 EXTRAS: Final[dict[str, tuple[str, ...]]] = {
     # The OTLP endpoints of ``trailcheck serve`` (and ``trailcheck pending``, which reads what
@@ -36,6 +38,12 @@ EXTRAS: Final[dict[str, tuple[str, ...]]] = {
     "ray": ("ray",),
     # Traces in Parquet files: pyarrow reads them.
     "parquet": ("pyarrow",),
+    # The improvement loop's clustering (``trailcheck clusters``, the demo's traffic loop):
+    # TF-IDF vectors, connected components.
+    "loop": ("sklearn", "scipy", "numpy"),
+    # The routing gate (:mod:`trailcheck.route`, ``trailcheck route eval``): the router and the
+    # lexical scorers; scikit-learn brings scipy.
+    "route": ("sklearn", "scipy", "numpy"),
 }
 """Each extra of the package and the top-level modules it brings that trailcheck imports."""
 
@@ -61,3 +69,14 @@ def needs_extra(extra: str, what: str) -> Iterator[None]:
         if top not in modules:
             raise
         raise missing_extra(what, extra, error) from None
+
+
+def require_extra(extra: str, what: str) -> None:
+    """Raise :func:`missing_extra`'s error now when a module of ``extra`` is not installed.
+
+    Finds each module without importing it; a module that is installed but fails to import is
+    a bug, and fails later as one."""
+    with needs_extra(extra, what):
+        for module in EXTRAS[extra]:
+            if find_spec(module) is None:
+                raise ModuleNotFoundError(f"No module named {module!r}", name=module)

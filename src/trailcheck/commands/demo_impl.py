@@ -16,6 +16,7 @@ from trailcheck.demo.support.showcase import (
     run_demo,
 )
 from trailcheck.errors import UsageError
+from trailcheck.extras import require_extra
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
 from trailcheck.report.progress import ProgressObserver
@@ -64,6 +65,7 @@ def _framework(value: str) -> Framework:
 
 def _traffic(out: Path) -> None:
     """v1's traffic into a store, detected, clustered and promoted to candidates."""
+    require_extra("loop", "trailcheck demo")  # it clusters; refused before anything runs
     loop = run_traffic_loop(out)
     stdout.print(render_traffic_loop(loop))
     stdout.print(

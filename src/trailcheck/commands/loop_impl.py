@@ -23,7 +23,7 @@ from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.output import stderr, stdout
 from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.errors import TrailcheckError, UsageError
-from trailcheck.extras import needs_extra
+from trailcheck.extras import needs_extra, require_extra
 from trailcheck.loop import (
     DID_NOT_GENERALISE,
     Cluster,
@@ -210,6 +210,7 @@ def _print_clusters(rows: Sequence[dict[str, object]]) -> None:
 
 def clusters_command(*, db: str | None, label: str | None, threshold: float, as_json: bool) -> None:
     """The body of :func:`trailcheck.commands.loop.clusters_command`."""
+    require_extra("loop", "trailcheck clusters")  # before the store is opened
     if not 0.0 < threshold <= 1.0:
         raise UsageError(f"--threshold is in (0, 1], not {threshold}")
     with open_store(db) as store:

@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from trailcheck.extras import needs_extra
+
 __all__ = ["route_app"]
 
 route_app = typer.Typer(help="The pre-LLM gate: routing, retrieval, guards.", no_args_is_help=True)
@@ -29,7 +31,8 @@ def eval_command(
     ] = False,
 ) -> None:
     """Route labelled queries through the gate and measure it."""
-    from trailcheck.commands.route_impl import eval_command as body
+    with needs_extra("route", "trailcheck route eval"):
+        from trailcheck.commands.route_impl import eval_command as body
 
     body(
         catalog=catalog,

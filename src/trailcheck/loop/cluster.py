@@ -20,6 +20,9 @@ A cluster whose case was approved and that has members seen after the approval d
 generalise: the regression case did not stop the failure (:func:`regressed_members`).
 
 Everything is a function of the set of findings: input order changes no cluster.
+
+scikit-learn, scipy and numpy come with the ``loop`` extra, and are imported only when
+something is clustered: importing :mod:`trailcheck.loop` needs none of them.
 """
 
 from __future__ import annotations
@@ -31,8 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
-
+from trailcheck.extras import require_extra
 from trailcheck.loop.signature import tool_signature
 from trailcheck.trace import Finding, Trace
 
@@ -161,6 +163,8 @@ def _equal_groups(texts: Sequence[str]) -> list[list[int]]:
 
 def _components(texts: Sequence[str], threshold: float) -> list[tuple[list[int], list[float]]]:
     """The groups of similar texts, each with every member's summed similarity to the group."""
+    import numpy as np
+
     vectors = _vectors(texts)
     if vectors is None:
         return [(group, [float(len(group))] * len(group)) for group in _equal_groups(texts)]
@@ -191,6 +195,7 @@ def cluster_occurrences(
     largest first, then id."""
     if not 0.0 < threshold <= 1.0:
         raise ValueError(f"the similarity threshold is in (0, 1], got {threshold}")
+    require_extra("loop", "clustering findings")
     unique = {(occ.label, occ.trace_id): occ for occ in occurrences}
     groups: dict[tuple[str, str], list[Occurrence]] = {}
     for key in sorted(unique):

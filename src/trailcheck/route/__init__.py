@@ -2,7 +2,8 @@
 direction, abstention guards with named thresholds, and routing metrics.
 
 ``route`` depends on nothing else in trailcheck but :mod:`trailcheck.errors`: it is inline
-runtime, and never imports the offline graders."""
+runtime, and never imports the offline graders. It needs numpy and scikit-learn, which the
+``route`` extra brings (``pip install 'trailcheck[route]'``); the core install has neither."""
 
 from trailcheck.route.bm25 import BM25Scorer
 from trailcheck.route.calibration import (

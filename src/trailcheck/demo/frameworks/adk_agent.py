@@ -30,9 +30,9 @@ from typing import Any
 
 from trailcheck.capture.jsonable import to_json_value
 from trailcheck.demo.frameworks.adk_model import AdkChatModel
-from trailcheck.demo.frameworks.extras import missing_extra
 from trailcheck.demo.frameworks.tool_results import recoverable_description
 from trailcheck.errors import UsageError
+from trailcheck.extras import missing_extra
 from trailcheck.guard import ErrorPolicy, as_tool
 from trailcheck.models import ChatModel
 from trailcheck.run.otel_agent import FrameworkAgent, TelemetryContext

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 from pydantic import ConfigDict
 
-from trailcheck.demo.frameworks.extras import missing_extra
+from trailcheck.extras import missing_extra
 from trailcheck.models import ChatModel, Reply, ToolDeclaration
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.trace import Message, MessageToolCall

@@ -23,7 +23,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from trailcheck.demo.frameworks.extras import missing_extra
+from trailcheck.extras import missing_extra
 from trailcheck.models import ChatModel, Reply, ToolDeclaration
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.trace import Message, MessageToolCall

@@ -33,9 +33,9 @@ from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
 
-from trailcheck.demo.frameworks.extras import missing_extra
 from trailcheck.demo.frameworks.langchain_chat import LangChainChatModel
 from trailcheck.demo.frameworks.tool_results import result_text
+from trailcheck.extras import missing_extra
 from trailcheck.guard import ErrorPolicy
 from trailcheck.guard.error_policy import leaf_errors
 from trailcheck.models import ChatModel

@@ -38,9 +38,9 @@ from typing import Any
 import orjson
 from opentelemetry.sdk.trace import TracerProvider
 
-from trailcheck.demo.frameworks.extras import missing_extra
 from trailcheck.demo.frameworks.openai_agents_model import AgentsChatModel
 from trailcheck.demo.frameworks.tool_results import recoverable_description, result_text
+from trailcheck.extras import missing_extra
 from trailcheck.guard import RAW_ARGUMENTS_KEY, ErrorPolicy, as_tool
 from trailcheck.guard.error_policy import error_content
 from trailcheck.models import ChatModel

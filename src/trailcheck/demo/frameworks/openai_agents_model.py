@@ -27,8 +27,8 @@ from typing import Any
 
 import orjson
 
-from trailcheck.demo.frameworks.extras import missing_extra
 from trailcheck.errors import UsageError
+from trailcheck.extras import missing_extra
 from trailcheck.guard.tools import RAW_ARGUMENTS_KEY
 from trailcheck.models import ChatModel, Reply, ToolDeclaration
 from trailcheck.rate_limit import RateLimiter

@@ -28,9 +28,9 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from trailcheck.demo.frameworks.extras import missing_extra
 from trailcheck.demo.frameworks.pydantic_ai_model import chat_function_model
 from trailcheck.demo.frameworks.tool_results import recoverable_description, result_text
+from trailcheck.extras import missing_extra
 from trailcheck.guard import ErrorPolicy, as_tool
 from trailcheck.models import ChatModel
 from trailcheck.run.otel_agent import FrameworkAgent, TelemetryContext
