@@ -12,6 +12,9 @@ from trailcheck.trace import Trace
 
 pytestmark = pytest.mark.live
 
+REAL = Path(__file__).resolve().parent / "fixtures" / "real"
+ADK = [REAL / "adk-2.13.0.traces.json", REAL / "adk-2.13.0.logs.json"]
+
 DATASET = """\
 name: shop
 cases:
@@ -74,6 +77,36 @@ def test_a_trace_naming_no_known_case_is_an_input_error(
     traces, dataset = _files(tmp_path, _trace("t9", "lookup_order", case_id="nope"))
     assert run_cli(["score", traces, "--dataset", dataset]) == 2
     assert "no case in" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_file_of_only_bad_records_lists_them_and_says_nothing_was_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], workers: str
+) -> None:
+    traces, dataset = _files(tmp_path)
+    Path(traces).write_bytes(b"".join(b'{"trace_id": "b%d", "spans": 3}\n' % n for n in range(23)))
+    assert run_cli(["score", traces, "--dataset", dataset, "--workers", workers]) == 2
+    err = capsys.readouterr().err
+    rejected = [line for line in err.splitlines() if line.startswith("rejected: ")]
+    assert len(rejected) == 20
+    assert rejected[0].startswith(f"rejected: {traces}:1: ")
+    assert "... and 3 more rejected records" in err
+    assert "nothing scored: every trace was rejected (23 rejected records)" in err
+    assert "traces passed" not in err
+
+
+def test_score_gives_the_hints_of_the_rejections_it_only_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, dataset = _files(tmp_path)
+    # OTLP/JSON with base64 ids (tests/test_cli_ids.py): 36 records rejected, one hint a file.
+    assert run_cli(["score", *map(str, ADK), "--dataset", dataset]) == 2
+    err = capsys.readouterr().err
+    assert len([line for line in err.splitlines() if line.startswith("rejected: ")]) == 20
+    assert "... and 16 more rejected records" in err
+    assert f"hint: {ADK[1]}: it looks like base64" in err
+    assert err.count("looks like base64") == 2
+    assert "nothing scored: every trace was rejected (36 rejected records)" in err
 
 
 def test_a_bad_dataset_is_an_input_error(

@@ -6,51 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.cases import load_dataset
-from trailcheck.ingest.formats import UTF8_BOM
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.scorers import LeanGrade, case_scorers, grade
-from trailcheck.testing import TraceBuilder
-from trailcheck.trace import Trace
 
 pytestmark = pytest.mark.live
-
-DATASET = """\
-name: shop
-cases:
-  - id: refund
-    input: Refund A-1
-    expected_tools: [lookup_order, issue_refund]
-    expected_arguments:
-      - tool: issue_refund
-        arguments: {order_id: A-1}
-  - id: lookup
-    input: Where is A-2?
-    expected_tools: [lookup_order]
-"""
-
-PLANS = [
-    ("refund", ["lookup_order", "issue_refund"], "A-1"),
-    ("refund", ["issue_refund"], "A-1"),
-    ("refund", ["lookup_order", "issue_refund"], "A-9"),
-    ("lookup", ["lookup_order"], "A-2"),
-    ("lookup", ["lookup_order", "lookup_order", "lookup_order"], "A-2"),
-    ("nowhere", ["lookup_order"], "A-2"),
-]
-
-
-def _trace(index: int) -> Trace:
-    case_id, tools, order = PLANS[index % len(PLANS)]
-    builder = TraceBuilder(f"t{index}", input=f"Please help with {order}")
-    for tool in tools:
-        builder.tool(tool, {"order_id": order}, result={"order_id": order, "total": 12.5})
-    return builder.output(f"Done for {order}: 12.5").metadata(case_id=case_id).build()
-
-
-def _write(path: Path, lines: list[bytes], *, bom: bool = False) -> None:
-    path.write_bytes((UTF8_BOM if bom else b"") + b"".join(line + b"\n" for line in lines))
 
 
 def _in_process(path: Path, dataset: Path) -> tuple[list[object], ImportSummary]:
@@ -81,14 +44,14 @@ def test_bulk_grades_rejections_and_counts_are_those_of_the_import_path(
     tmp_path: Path, workers: int, bom: bool
 ) -> None:
     dataset = tmp_path / "shop.yaml"
-    dataset.write_text(DATASET)
-    lines = [dump_trace(_trace(index)) for index in range(30)]
+    dataset.write_text(SHOP_DATASET)
+    lines = shop_lines(30)
     lines[4] = b'{"trace_id": "bad", "spans": [{"span_id": "s"}]}'  # rejected, its line named
     lines[11] = b'{"trace_id": "dup", "metadata": {"a": 1, "a": 2}}'  # a key given twice
-    lines[20] = dump_trace(_trace(3))  # the id of line 4's trace again: rejected as a copy
+    lines[20] = dump_trace(shop_trace(3))  # the id of line 4's trace again: rejected as a copy
     lines.insert(7, b"")  # blank lines count as lines, and are skipped
     path = tmp_path / "traces.jsonl"
-    _write(path, lines, bom=bom)
+    write_jsonl(path, lines, bom=bom)
     expected, expected_summary = _in_process(path, dataset)
     results, summary = _bulk(path, dataset, workers)
     assert results == expected

@@ -5,31 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from importlib.resources import files
 
-import trailcheck.demo.support as support
 from trailcheck.cases import load_dataset, release_cases
 from trailcheck.demo.support import SupportShop, support_dataset
 
 # The dataset's version is the hash of its content: a change to any case is a new version,
 # and this pin makes it a deliberate one.
 VERSION = "support@c9d2dae273ec"
-
-
-def test_the_package_exports_only_its_public_names() -> None:
-    assert support.__all__ == [
-        "SYSTEM_PROMPT",
-        "TODAY",
-        "Mode",
-        "SupportShop",
-        "enforced_shop",
-        "model_agent",
-        "prompt_only_shop",
-        "shop_factory",
-        "support_dataset",
-        "v1_agent",
-        "v1_brain",
-        "v2_agent",
-        "v2_brain",
-    ]
 
 
 def test_it_loads_from_the_package_and_from_the_file_the_same() -> None:

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from tests.distributed.reports import without_timings
-from tests.test_cli_run import model_run
+from tests.model_run import model_run
 from trailcheck.cli import run_cli
 from trailcheck.run.results import load_report
 

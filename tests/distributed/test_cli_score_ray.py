@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bulk.test_grading import _trace
-from tests.distributed.test_grading import DATASET, _lines, _write
-from tests.ingest.test_trailcheck_parquet import write_parquet
+from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl, write_parquet
 from trailcheck.cli import run_cli
 from trailcheck.store import Store
 
@@ -19,10 +17,10 @@ pytestmark = pytest.mark.live
 def test_score_on_ray_prints_the_local_grades_and_exit_code(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "shop.yaml").write_text(DATASET)
-    lines = _lines(30)
+    (tmp_path / "shop.yaml").write_text(SHOP_DATASET)
+    lines = shop_lines(30)
     lines[7] = b'{"trace_id": "bad", "spans": [{"span_id": "s"}]}'
-    path = _write(tmp_path / "traces.jsonl", lines)
+    path = write_jsonl(tmp_path / "traces.jsonl", lines)
     score = ["score", str(path), "--dataset", str(tmp_path / "shop.yaml"), "--json"]
     printed = []
     for where in (["--workers", "2"], ["--executor", "ray", "--num-cpus", "0.5"]):
@@ -39,10 +37,10 @@ def test_score_on_ray_prints_the_local_grades_and_exit_code(
 def test_score_on_ray_grades_the_store_as_the_local_path_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "shop.yaml").write_text(DATASET)
+    (tmp_path / "shop.yaml").write_text(SHOP_DATASET)
     url = f"sqlite:///{tmp_path / 'store.db'}"
     with Store.open(url) as store:
-        store.ingest([_trace(index) for index in range(450)])  # three pages of the store
+        store.ingest([shop_trace(index) for index in range(450)])  # three pages of the store
     score = ["score", "--db", url, "--dataset", str(tmp_path / "shop.yaml"), "--json"]
     printed = []
     for where in (["--workers", "2"], ["--executor", "ray"]):
@@ -60,8 +58,8 @@ def test_score_on_ray_reads_parquet_shards_a_row_group_a_task(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("pyarrow")
-    (tmp_path / "shop.yaml").write_text(DATASET)
-    lines: list[bytes | None] = list(_lines(40))
+    (tmp_path / "shop.yaml").write_text(SHOP_DATASET)
+    lines: list[bytes | None] = list(shop_lines(40))
     lines[5] = None  # a null row: rejected, naming its row
     shards = [
         write_parquet(tmp_path / "part-0.parquet", lines[:25], group=7),
@@ -82,8 +80,8 @@ def test_score_on_ray_reads_parquet_shards_a_row_group_a_task(
 def test_score_on_ray_refuses_what_only_the_in_process_path_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
 ) -> None:
-    (tmp_path / "shop.yaml").write_text(DATASET)
-    path = _write(tmp_path / "traces.jsonl", _lines(2))
+    (tmp_path / "shop.yaml").write_text(SHOP_DATASET)
+    path = write_jsonl(tmp_path / "traces.jsonl", shop_lines(2))
     score = ["score", str(path), "--dataset", str(tmp_path / "shop.yaml"), "--executor", "ray"]
     assert run_cli([*score, option]) == 2
     assert "--executor ray grades trailcheck JSONL or the store" in capsys.readouterr().err

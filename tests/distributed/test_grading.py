@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bulk.test_grading import DATASET, _trace
+from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl
 from tests.distributed.work import square_unless_three
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed import grade_files_on_ray, ray_ordered_map
@@ -18,16 +18,7 @@ from trailcheck.scorers import LeanGrade
 pytestmark = [pytest.mark.usefixtures("local_ray"), pytest.mark.live]
 
 
-def _lines(count: int, start: int = 0) -> list[bytes]:
-    return [dump_trace(_trace(index)) for index in range(start, start + count)]
-
-
-def _write(path: Path, lines: list[bytes]) -> Path:
-    path.write_bytes(b"".join(line + b"\n" for line in lines))
-    return path
-
-
-def _dataset(tmp_path: Path, text: str = DATASET, name: str = "shop.yaml") -> Path:
+def _dataset(tmp_path: Path, text: str = SHOP_DATASET, name: str = "shop.yaml") -> Path:
     dataset = tmp_path / name
     dataset.write_text(text)
     return dataset
@@ -43,10 +34,10 @@ def _counts(summary: ImportSummary) -> tuple[object, ...]:
 
 def test_a_file_graded_on_ray_is_graded_as_the_process_pool_grades_it(tmp_path: Path) -> None:
     dataset = _dataset(tmp_path)
-    lines = _lines(40)
+    lines = shop_lines(40)
     lines[4] = b'{"trace_id": "bad", "spans": [{"span_id": "s"}]}'  # rejected, its line named
-    lines[20] = dump_trace(_trace(3))  # an id seen before: rejected as a copy
-    path = _write(tmp_path / "traces.jsonl", lines)
+    lines[20] = dump_trace(shop_trace(3))  # an id seen before: rejected as a copy
+    path = write_jsonl(tmp_path / "traces.jsonl", lines)
     local_summary, ray_summary = ImportSummary(), ImportSummary()
     local = list(grade_files([path], dataset, local_summary, workers=2, chunk_bytes=700))
     remote = list(grade_files_on_ray([path], dataset, ray_summary, workers=2, chunk_bytes=700))
@@ -62,9 +53,11 @@ def test_a_file_graded_on_ray_is_graded_as_the_process_pool_grades_it(tmp_path: 
 
 def test_shards_are_one_input_and_an_id_repeated_across_them_is_rejected(tmp_path: Path) -> None:
     dataset = _dataset(tmp_path)
-    first = _write(tmp_path / "part-0.jsonl", _lines(15))
-    second = _write(tmp_path / "part-1.jsonl", [*_lines(15, start=15), dump_trace(_trace(2))])
-    whole = _write(tmp_path / "whole.jsonl", [*_lines(30), dump_trace(_trace(2))])
+    first = write_jsonl(tmp_path / "part-0.jsonl", shop_lines(15))
+    second = write_jsonl(
+        tmp_path / "part-1.jsonl", [*shop_lines(15, start=15), dump_trace(shop_trace(2))]
+    )
+    whole = write_jsonl(tmp_path / "whole.jsonl", [*shop_lines(30), dump_trace(shop_trace(2))])
     summary = ImportSummary()
     sharded = list(grade_files_on_ray([first, second], dataset, summary, workers=2))
     expected = list(grade_files([whole], dataset, ImportSummary(), workers=1))
@@ -76,10 +69,10 @@ def test_shards_are_one_input_and_an_id_repeated_across_them_is_rejected(tmp_pat
 
 
 def test_each_worker_grades_against_the_dataset_of_its_own_map(tmp_path: Path) -> None:
-    path = _write(tmp_path / "traces.jsonl", _lines(12))
+    path = write_jsonl(tmp_path / "traces.jsonl", shop_lines(12))
     strict = _dataset(tmp_path)
     lenient = _dataset(
-        tmp_path, DATASET.replace("[lookup_order, issue_refund]", "[issue_refund]"), "b.yaml"
+        tmp_path, SHOP_DATASET.replace("[lookup_order, issue_refund]", "[issue_refund]"), "b.yaml"
     )
     for dataset in (strict, lenient, strict):
         local = list(grade_files([path], dataset, ImportSummary(), workers=1))

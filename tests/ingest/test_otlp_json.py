@@ -9,41 +9,11 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.ingest.otlp_json_documents import TRACE_A, TRACE_B, document, span, split
 from trailcheck.ingest.otlp import decode_otlp_json, read_otlp_json
 from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.ingest.transport.otlp_json import decode_otlp_json_spans, looks_like_otlp_json
 from trailcheck.trace import SpanEvent, Trace
-
-TRACE_A = "0af7651916cd43dd8448eb211c80319c"
-TRACE_B = "5b8efff798038103d269b633813fc60c"
-
-
-def span(
-    trace_id: str = TRACE_A, span_id: str = "b7ad6b7169203331", **fields: Any
-) -> dict[str, Any]:
-    """An OTLP/JSON span; ``fields`` override or add (``None`` removes a field)."""
-    result: dict[str, Any] = {
-        "traceId": trace_id,
-        "spanId": span_id,
-        "name": "invoke_agent a",
-        "startTimeUnixNano": "1000",
-        "endTimeUnixNano": "2000",
-        "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}],
-    }
-    result.update(fields)
-    return {k: v for k, v in result.items() if v is not None}
-
-
-def document(*spans: dict[str, Any], resource: Any = None) -> bytes:
-    entry: dict[str, Any] = {"scopeSpans": [{"scope": {"name": "agent"}, "spans": list(spans)}]}
-    if resource is not None:
-        entry["resource"] = resource
-    return orjson.dumps({"resourceSpans": [entry]})
-
-
-def split(items: list[Any]) -> tuple[list[Any], list[Rejection]]:
-    kept = [item for item in items if not isinstance(item, Rejection)]
-    return kept, [item for item in items if isinstance(item, Rejection)]
 
 
 def raw_spans(data: bytes) -> tuple[list[RawSpan], list[Rejection]]:

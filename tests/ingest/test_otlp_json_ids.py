@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from tests.ingest.test_otlp_json import TRACE_A, TRACE_B, document, span, split
+from tests.ingest.otlp_json_documents import TRACE_A, TRACE_B, document, span, split
 from trailcheck.ingest.otlp import decode_otlp_json
 from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.ingest.transport.otlp_ids import BASE64_IDS_HINT, HEX_IDS_HINT, IdEncoding

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.bulk.test_grading import DATASET, _trace
+from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl, write_parquet
 from tests.ingest.fuzz_mutations import fuzz_settings
 from tests.ingest.import_properties import run_command
 from trailcheck.bulk.grading import Unmatched, grade_files
@@ -34,31 +34,11 @@ CI_DAMAGE_EXAMPLES = 60
 
 
 def _lines() -> list[bytes | None]:
-    lines: list[bytes | None] = [dump_trace(_trace(index)) for index in range(20)]
+    lines: list[bytes | None] = [*shop_lines(20)]
     lines[3] = b'{"trace_id": "bad", "spans": [{"span_id": "s"}]}'  # a field missing
-    lines[9] = dump_trace(_trace(1))  # a copy of row 2's trace
+    lines[9] = dump_trace(shop_trace(1))  # a copy of row 2's trace
     lines[12] = b'{"trace_id": "twice", "metadata": {"a": 1, "a": 2}}'  # a key given twice
     return lines
-
-
-def write_parquet(
-    path: Path, lines: list[bytes | None], *, binary: bool = False, group: int = 6
-) -> Path:
-    """``lines`` as a ``trace`` column (text unless ``binary``) in row groups of ``group``."""
-    values: list[Any] = [line if binary or line is None else line.decode() for line in lines]
-    table = pa.table(
-        {
-            "trace": pa.array(values, pa.binary() if binary else pa.string()),
-            "day": pa.array(["2026-12-05"] * len(lines)),  # another column: left alone
-        }
-    )
-    pq.write_table(table, path, row_group_size=group)
-    return path
-
-
-def _jsonl(path: Path, lines: list[bytes | None]) -> Path:
-    path.write_bytes(b"".join((line or b"") + b"\n" for line in lines))
-    return path
 
 
 def _imported(path: Path) -> tuple[list[object], ImportSummary]:
@@ -70,7 +50,7 @@ def _imported(path: Path) -> tuple[list[object], ImportSummary]:
 def test_the_import_path_reads_rows_as_it_reads_lines(tmp_path: Path, binary: bool) -> None:
     lines = [line for line in _lines() if line is not None]
     parquet = write_parquet(tmp_path / "traces.parquet", lines, binary=binary)
-    jsonl = _jsonl(tmp_path / "traces.jsonl", lines)
+    jsonl = write_jsonl(tmp_path / "traces.jsonl", lines)
     assert detect_format(parquet).name == "trailcheck-parquet"
     from_parquet, summary = _imported(parquet)
     from_jsonl, expected = _imported(jsonl)
@@ -91,7 +71,7 @@ def test_the_bulk_path_grades_row_groups_as_it_grades_chunks_of_lines(
     lines[15] = None  # a null row: rejected, unlike a blank line
     parquet = write_parquet(tmp_path / "traces.parquet", lines)
     dataset = tmp_path / "shop.yaml"
-    dataset.write_text(DATASET)
+    dataset.write_text(SHOP_DATASET)
     summary = ImportSummary()
     graded = [
         str(item) if isinstance(item, Unmatched) else item.to_grade()
@@ -118,7 +98,7 @@ def test_rows_are_numbered_across_the_batches_of_a_row_group(
     lines[15] = None
     parquet = write_parquet(tmp_path / "traces.parquet", lines, group=20)
     dataset = tmp_path / "shop.yaml"
-    dataset.write_text(DATASET)
+    dataset.write_text(SHOP_DATASET)
     for workers in (1, 2):
         summary = ImportSummary()
         assert len(list(grade_files([parquet], dataset, summary, workers=workers))) == 16
@@ -132,14 +112,14 @@ def test_rows_are_numbered_across_the_batches_of_a_row_group(
 def test_a_named_format_the_content_contradicts_is_read_as_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, named: str
 ) -> None:
-    lines: list[bytes | None] = [dump_trace(_trace(0))]
+    lines = shop_lines(1)
     path = tmp_path / f"traces.{written}"
     if written == "parquet":
         write_parquet(path, lines)
     else:
-        _jsonl(path, lines)
+        write_jsonl(path, lines)
     dataset = tmp_path / "shop.yaml"
-    dataset.write_text(DATASET)
+    dataset.write_text(SHOP_DATASET)
     name = "trailcheck-parquet" if named == "parquet" else "trailcheck"
     assert run_cli(["score", str(path), "-d", str(dataset), "--format", name]) == 2
     err = capsys.readouterr().err
@@ -153,12 +133,12 @@ def test_a_named_format_the_content_contradicts_is_read_as_named(
 def test_score_and_import_read_parquet_and_jsonl_shards_as_one_input(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lines = [dump_trace(_trace(index)) for index in range(18)]
+    lines = shop_lines(18)
     dataset = tmp_path / "shop.yaml"
-    dataset.write_text(DATASET)
-    whole = _jsonl(tmp_path / "all.jsonl", list(lines))
-    first = write_parquet(tmp_path / "part-0.parquet", list(lines[:9]), group=4)
-    second = _jsonl(tmp_path / "part-1.jsonl", list(lines[9:]))
+    dataset.write_text(SHOP_DATASET)
+    whole = write_jsonl(tmp_path / "all.jsonl", lines)
+    first = write_parquet(tmp_path / "part-0.parquet", lines[:9], group=4)
+    second = write_jsonl(tmp_path / "part-1.jsonl", lines[9:])
     printed = []
     for sources in ([whole], [first, second]):
         assert run_cli(["score", *map(str, sources), "-d", str(dataset), "--json"]) == 2
@@ -195,8 +175,8 @@ def test_a_parquet_file_that_holds_no_traces_is_refused_naming_the_file(
 def test_bad_utf8_and_blank_rows_are_rejected_naming_their_rows(
     tmp_path: Path, workers: int
 ) -> None:
-    good = dump_trace(_trace(0))
-    values = [good, b'{"trace_id": "t\xff"}', b"", b"  ", dump_trace(_trace(1))]
+    good = dump_trace(shop_trace(0))
+    values = [good, b'{"trace_id": "t\xff"}', b"", b"  ", dump_trace(shop_trace(1))]
     table = pa.table({"trace": pa.array(values, pa.binary()).view(pa.string())})
     path = tmp_path / "odd.parquet"
     pq.write_table(table, path)  # no checksums: the reader cannot tell damage from content
@@ -204,7 +184,7 @@ def test_bad_utf8_and_blank_rows_are_rejected_naming_their_rows(
     assert [trace.trace_id for trace in imported] == ["t0", "t1"]  # type: ignore[union-attr]
     bulk = ImportSummary()
     dataset = tmp_path / "shop.yaml"
-    dataset.write_text(DATASET)
+    dataset.write_text(SHOP_DATASET)
     assert len(list(grade_files([path], dataset, bulk, workers=workers))) == 2
     for rejections in (summary.rejections, bulk.rejections):
         assert [(r.line, r.field) for r in rejections] == [
@@ -216,7 +196,7 @@ def test_bad_utf8_and_blank_rows_are_rejected_naming_their_rows(
 
 
 def test_a_truncated_parquet_file_is_an_input_error(tmp_path: Path) -> None:
-    path = write_parquet(tmp_path / "cut.parquet", [dump_trace(_trace(0))])
+    path = write_parquet(tmp_path / "cut.parquet", shop_lines(1))
     path.write_bytes(path.read_bytes()[:40])
     with pytest.raises(InputError, match="not a readable Parquet file"):
         _imported(path)
@@ -236,7 +216,7 @@ def test_a_damaged_parquet_file_is_refused_by_name_or_read_whole(data: st.DataOb
     traceback. Pages carry checksums, which the reader checks, so a damaged value cannot pass."""
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
-        lines = [dump_trace(_trace(index)) for index in range(5)]
+        lines = shop_lines(5)
         original = _checksummed(folder / "made.parquet", lines)
         if data.draw(st.booleans(), label="truncate"):
             damaged = original[: data.draw(st.integers(0, len(original) - 1), label="cut at")]

@@ -1,4 +1,5 @@
-"""Score bounds, and a raising scorer recorded as a failure."""
+"""Score bounds, and ``run_scorer``: the scorer's Score, or None, passed through; a raising
+scorer recorded as a failure."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from trailcheck.cases import Case, ScorerSpec
-from trailcheck.scorers import Score, Scorer, ScorerFailure, TrajectoryScorer, run_scorer
+from trailcheck.scorers import Score, ScorerFailure, TrajectoryScorer, run_scorer
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
@@ -43,12 +44,24 @@ def test_a_raising_scorer_becomes_a_failure() -> None:
     assert "raise KeyError" in outcome.traceback
 
 
-def test_run_scorer_passes_scores_through() -> None:
-    case = Case(id="c1", input="hi", expected_tools=[])
-    outcome = run_scorer(TrajectoryScorer(), TraceBuilder().build(), case)
-    assert isinstance(outcome, Score)
-    assert outcome.passed
+def test_run_scorer_passes_the_scorers_score_through() -> None:
+    trace = TraceBuilder().tool("lookup_order").tool("issue_refund").build()
+    expected = ["lookup_order", "verify_identity", "issue_refund"]
+    case = Case(id="c1", input="hi", expected_tools=expected, tool_threshold=0.6)
+    score = run_scorer(TrajectoryScorer(), trace, case)
+    assert isinstance(score, Score)
+    assert (score.scorer, score.passed, score.threshold, score.evidence) == (
+        "trajectory",
+        True,
+        0.6,
+        ("span-001", "span-002"),
+    )
+    assert score.value == pytest.approx(2 / 3)
+    assert score.reason == (
+        "in_order recall 2/3=0.667; precision 2/2=1.000; missing verify_identity"
+    )
 
 
-def test_builtins_satisfy_the_protocol() -> None:
-    assert isinstance(TrajectoryScorer(), Scorer)
+def test_run_scorer_passes_no_score_through_for_a_check_not_asked_for() -> None:
+    trace = TraceBuilder().tool("lookup_order").build()
+    assert run_scorer(TrajectoryScorer(), trace, Case(id="c1", input="hi")) is None

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, func, select
 from sqlalchemy.exc import OperationalError
 
 from tests.store.builders import lookup_trace, refund_trace
-from trailcheck.store import IngestSummary, Store, canonical_content, schema
+from trailcheck.store import IngestSummary, Store, TraceFilter, canonical_content, schema
 from trailcheck.store import ingest as ingest_module
 from trailcheck.store.rows import TraceRows
 from trailcheck.testing import TraceBuilder
@@ -32,7 +32,7 @@ def test_ingest_stores_traces_whole_and_reads_them_back(store_url: str) -> None:
         assert store.get_trace("t2") == traces[1]
         # Every span of both traces is a row: the root and its children.
         assert _count(store, schema.spans) == len(traces[0].spans) + len(traces[1].spans)
-        [row] = store.list_traces(tool="issue_refund")
+        [row] = store.list_traces(TraceFilter(tool="issue_refund"))
         assert row.trace_id == "t1"
         assert row.tool_names == ("lookup_order", "issue_refund")
         assert row.input_text == "Please refund order A-1"

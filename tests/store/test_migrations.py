@@ -8,7 +8,15 @@ import pytest
 from sqlalchemy import Engine, insert, inspect
 
 from tests.store.builders import refund_trace, turn
-from trailcheck.store import MIGRATIONS, PendingSpan, SessionSummary, Store, migrations, schema
+from trailcheck.store import (
+    MIGRATIONS,
+    PendingSpan,
+    SessionSummary,
+    Store,
+    TraceFilter,
+    migrations,
+    schema,
+)
 from trailcheck.store.backends import create_store_engine, resolve_db_url
 from trailcheck.store.migrations import applied_migrations, migrate
 from trailcheck.store.rows import trace_rows
@@ -103,7 +111,8 @@ def test_m003_fills_the_sessions_of_traces_stored_before_it(
         ]
         assert [t.trace_id for t in store.session_traces("conv-A")] == ["a1", "a2"]
         assert [t.trace_id for t in store.session_traces("sess-B")] == ["b1", "b2"]
-        assert [row.trace_id for row in store.list_traces(session="sess-B")] == ["b2", "b1"]
+        in_session = store.list_traces(TraceFilter(session="sess-B"))
+        assert [row.trace_id for row in in_session] == ["b2", "b1"]
         unfilled = {row.trace_id for row in store.list_traces() if row.session_id is None}
         assert unfilled == {"lone", "mentions"}
         # New traces are written with their session from now on.

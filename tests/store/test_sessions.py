@@ -11,7 +11,7 @@ from sqlalchemy import event
 
 from tests.store.builders import turn
 from trailcheck.ingest.importer import ImportSummary, iter_import
-from trailcheck.store import SessionSummary, Store
+from trailcheck.store import SessionSummary, Store, TraceFilter
 from trailcheck.trace import Trace
 
 # TraceBuilder's root span starts at 1_700_000_000 s; turn() shifts it by whole seconds.
@@ -57,9 +57,10 @@ def test_a_sessions_traces_stream_in_start_order(store_url: str) -> None:
 def test_the_session_filter_of_the_readers_keeps_ingestion_order(store_url: str) -> None:
     with Store.open(store_url) as store:
         store.ingest(TRAFFIC)
-        assert [row.trace_id for row in store.list_traces(session="conv-A")] == ["a2", "a1", "a3"]
-        assert _ids(store.iter_traces(session="sess-B")) == ["b1", "b2"]
-        assert [row.trace_id for row in store.list_traces(session="nope")] == []
+        conversation = store.list_traces(TraceFilter(session="conv-A"))
+        assert [row.trace_id for row in conversation] == ["a2", "a1", "a3"]
+        assert _ids(store.iter_traces(TraceFilter(session="sess-B"))) == ["b1", "b2"]
+        assert store.list_traces(TraceFilter(session="nope")) == []
         sessions = {row.trace_id: row.session_id for row in store.list_traces()}
         assert sessions == {
             "a1": "conv-A",

@@ -66,6 +66,24 @@ def test_traces_list_filters_and_prints_json(
     assert "2 trace(s)" in out.err
 
 
+def test_traces_list_until_is_exclusive_and_meets_since(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    traffic = [turn("a", 0), turn("b", 60), turn("c", 120)]  # from 2023-11-14T22:13:20Z
+    assert run_cli(["ingest", str(_jsonl(tmp_path / "a.jsonl", traffic)), "--db", db]) == 0
+    capsys.readouterr()
+
+    def listed(*options: str) -> list[str]:
+        assert run_cli(["traces", "list", "--db", db, "--json", *options]) == 0
+        return [row["trace_id"] for row in orjson.loads(capsys.readouterr().out)]
+
+    assert listed("--until", "2023-11-14T22:14:20Z") == ["a"]  # b starts then: left out
+    assert listed("--until", "2023-11-14T22:14:21") == ["a", "b"]  # no zone: UTC
+    assert listed("--since", "2023-11-14T22:14:20Z", "--until", "2023-11-14T22:15:20Z") == ["b"]
+    assert listed("--since", "2023-11-14T22:15:20Z", "--until", "2023-11-14T22:14:20Z") == []
+
+
 def test_traces_sessions_and_the_session_filter(
     store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -152,6 +170,7 @@ def test_notes_lists_the_notes_of_one_trace_or_all(
         (["label", "t1", "Bad Label"], "label 'Bad Label'"),
         (["label", "t1", "tool_call_loop", "--severity", "huge"], "--severity 'huge'"),
         (["traces", "list", "--since", "yesterday"], "--since 'yesterday': not an ISO date"),
+        (["traces", "list", "--until", "soon"], "--until 'soon': not an ISO date"),
     ],
 )
 def test_errors_are_one_line_with_exit_2(

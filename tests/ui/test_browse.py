@@ -3,16 +3,18 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
 from tests.ui.seed import DAY_NS, LABEL, TRACES, plain, seed_store
-from trailcheck.store import MIGRATIONS, Store
-from trailcheck.store.browse import BrowseFilter, Cursor, browse_traces, label_days
+from trailcheck.store import MIGRATIONS, Store, TraceFilter
+from trailcheck.store.browse import Cursor, browse_traces, label_days
 from trailcheck.store.migrations import migrate
 
 
-def _all_pages(store: Store, where: BrowseFilter, limit: int) -> list[list[str]]:
+def _all_pages(store: Store, where: TraceFilter, limit: int) -> list[list[str]]:
     pages, after = [], None
     while True:
         page = browse_traces(store.engine, where, after=after, limit=limit)
@@ -20,6 +22,11 @@ def _all_pages(store: Store, where: BrowseFilter, limit: int) -> list[list[str]]
         if page.next_cursor is None:
             return pages
         after = page.next_cursor
+
+
+def _at(ns: int) -> datetime:
+    """The moment ``ns`` (whole seconds) since the epoch."""
+    return datetime.fromtimestamp(ns // 10**9, tz=UTC)
 
 
 def _newest_first() -> list[str]:
@@ -34,7 +41,7 @@ def _newest_first() -> list[str]:
 def test_pages_follow_on_without_gaps_or_repeats(store_url: str, limit: int) -> None:
     with Store.open(store_url) as store:
         seed_store(store)
-        pages = _all_pages(store, BrowseFilter(), limit)
+        pages = _all_pages(store, TraceFilter(), limit)
     assert [trace_id for page in pages for trace_id in page] == _newest_first()
     assert all(len(page) == limit for page in pages[:-1])
     assert len(pages) == -(-len(TRACES) // limit)
@@ -43,19 +50,19 @@ def test_pages_follow_on_without_gaps_or_repeats(store_url: str, limit: int) -> 
 def test_each_filter_keeps_only_its_traces(store_url: str) -> None:
     day0 = min(s.start_ns for s in TRACES[0].spans)
     expected = {
-        BrowseFilter(label=LABEL): {"t-refund-1", "t-refund-2"},
-        BrowseFilter(tool="store_hours"): {"t-hours-1", "t-hours-2", "t-hours-3"},
-        BrowseFilter(session="s-refunds"): {"t-refund-1", "t-refund-2"},
-        BrowseFilter(status="error"): {"t-hostile"},
-        BrowseFilter(status="ok"): {t.trace_id for t in TRACES} - {"t-hostile"},
-        BrowseFilter(since_ns=day0 + DAY_NS, until_ns=day0 + 2 * DAY_NS): {
+        TraceFilter(label=LABEL): {"t-refund-1", "t-refund-2"},
+        TraceFilter(tool="store_hours"): {"t-hours-1", "t-hours-2", "t-hours-3"},
+        TraceFilter(session="s-refunds"): {"t-refund-1", "t-refund-2"},
+        TraceFilter(status="error"): {"t-hostile"},
+        TraceFilter(status="ok"): {t.trace_id for t in TRACES} - {"t-hostile"},
+        TraceFilter(since=_at(day0 + DAY_NS), until=_at(day0 + 2 * DAY_NS)): {
             "t-refund-2",
             "t-hostile",
         },
-        BrowseFilter(text="OPENING hours"): {"t-hours-1", "t-hours-2", "t-hours-3"},
-        BrowseFilter(text="t-refund-2"): {"t-refund-2"},
-        BrowseFilter(label=LABEL, since_ns=day0 + DAY_NS): {"t-refund-2"},
-        BrowseFilter(tool="no_such_tool"): set(),
+        TraceFilter(text="OPENING hours"): {"t-hours-1", "t-hours-2", "t-hours-3"},
+        TraceFilter(text="t-refund-2"): {"t-refund-2"},
+        TraceFilter(label=LABEL, since=_at(day0 + DAY_NS)): {"t-refund-2"},
+        TraceFilter(tool="no_such_tool"): set(),
     }
     with Store.open(store_url) as store:
         seed_store(store)
@@ -70,15 +77,15 @@ def test_text_search_takes_wildcards_literally(store_url: str) -> None:
         store.ingest([plain("percent", 0).model_copy(update={"input": "100% sure_thing"})])
         store.ingest([plain("other", 0)])
         for query, wanted in (("100%", {"percent"}), ("e_t", {"percent"}), ("%", {"percent"})):
-            found = browse_traces(store.engine, BrowseFilter(text=query))
+            found = browse_traces(store.engine, TraceFilter(text=query))
             assert {s.trace_id for s in found.traces} == wanted, query
-        assert browse_traces(store.engine, BrowseFilter(text="_x_")).traces == []
+        assert browse_traces(store.engine, TraceFilter(text="_x_")).traces == []
 
 
 def test_a_page_carries_the_labels_of_its_traces(store_url: str) -> None:
     with Store.open(store_url) as store:
         seed_store(store)
-        page = browse_traces(store.engine, BrowseFilter(session="s-refunds"))
+        page = browse_traces(store.engine, TraceFilter(session="s-refunds"))
     assert [s.labels for s in page.traces] == [(LABEL,), (LABEL,)]
 
 
@@ -110,7 +117,7 @@ def test_m007_adds_the_browse_index_to_a_store_that_has_traces(store_url: str) -
                 assert "ix_traces_start_key" in names
                 plan = _plan(connection, store)
             assert "ix_traces_start_key" in plan
-            assert len(browse_traces(engine, BrowseFilter()).traces) == len(TRACES)
+            assert len(browse_traces(engine, TraceFilter()).traces) == len(TRACES)
     finally:
         engine.dispose()
 
@@ -141,7 +148,7 @@ def _plan(connection: object, store: Store) -> str:
 def test_a_row_filter_searches_a_bounded_window_and_goes_on_from_it(
     store_url: str, window: int
 ) -> None:
-    where = BrowseFilter(tool="store_hours")
+    where = TraceFilter(tool="store_hours")
     with Store.open(store_url) as store:
         seed_store(store)
         found: list[str] = []
@@ -163,7 +170,7 @@ def test_a_row_filter_searches_a_bounded_window_and_goes_on_from_it(
 
 def test_a_window_that_ends_short_says_how_far_it_searched(store_url: str) -> None:
     newest = _newest_first()  # hours-3, hours-2, refund-2, hostile, refund-1, hours-1
-    where = BrowseFilter(label=LABEL)
+    where = TraceFilter(label=LABEL)
     with Store.open(store_url) as store:
         seed_store(store)
         first = browse_traces(store.engine, where, limit=50, window=2)
@@ -182,7 +189,7 @@ def test_a_window_that_ends_short_says_how_far_it_searched(store_url: str) -> No
 def test_a_session_or_no_filter_is_not_windowed(store_url: str) -> None:
     with Store.open(store_url) as store:
         seed_store(store)
-        for where in (BrowseFilter(), BrowseFilter(session="s-refunds", label=LABEL)):
+        for where in (TraceFilter(), TraceFilter(session="s-refunds", label=LABEL)):
             page = browse_traces(store.engine, where, limit=50, window=1)
             assert page.searched_to is None
             assert page.traces

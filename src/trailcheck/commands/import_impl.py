@@ -16,10 +16,9 @@ import typer
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.importing import imported_lines
 from trailcheck.commands.import_summary import (
-    MAX_LISTED_REJECTIONS,
     counted,
-    hidden_hints,
     incomplete_words,
+    print_rejections,
     read_words,
     rejected_words,
 )
@@ -60,13 +59,7 @@ class _DiscardOutputError(Exception):
 
 
 def _print_summary(summary: ImportSummary, out: str, *, written: bool) -> None:
-    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
-        stderr.print(f"rejected: {rejection}", style="red", markup=False)
-    hidden = len(summary.rejections) - MAX_LISTED_REJECTIONS
-    if hidden > 0:
-        stderr.print(f"... and {hidden} more rejected records", style="red")
-    for hint in hidden_hints(summary.rejections, MAX_LISTED_REJECTIONS):
-        stderr.print(hint, style="red", markup=False)
+    print_rejections(summary.rejections)
     target = f"written to {out}" if written else f"nothing written to {out} (--strict)"
     stderr.print(
         f"{read_words(summary)} → {counted(summary.imported, 'trace')} imported,"

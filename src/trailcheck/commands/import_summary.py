@@ -1,18 +1,20 @@
 """What ``trailcheck import`` and ``trailcheck ingest`` share: the words for what an import read
-(in spans) and did (in traces). Their shared options are in :mod:`trailcheck.commands.options`."""
+(in spans) and did (in traces), and the listing of the records it rejected (which ``score`` and
+``stats`` print too). Their shared options are in :mod:`trailcheck.commands.options`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from trailcheck.commands.output import stderr
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.ingest.records import Rejection
 
 __all__ = [
     "MAX_LISTED_REJECTIONS",
     "counted",
-    "hidden_hints",
     "incomplete_words",
+    "print_rejections",
     "read_words",
     "rejected_words",
 ]
@@ -46,7 +48,18 @@ def incomplete_words(summary: ImportSummary) -> str:
     return f", {summary.incomplete} kept incomplete" if summary.incomplete else ""
 
 
-def hidden_hints(rejections: Sequence[Rejection], listed: int) -> list[str]:
-    """The hints of the rejections past the first ``listed``, which are only counted: a file's
-    hint is on its first rejection of the kind, which may be among them."""
-    return [f"hint: {r.source}: {r.hint}" for r in rejections[listed:] if r.hint is not None]
+def print_rejections(rejections: Sequence[Rejection], *, problems: Sequence[str] = ()) -> None:
+    """``rejected: …``, a line for each rejected record, then ``problems`` (other lines of the
+    same list: ``ingest``'s conflicts); past the first :data:`MAX_LISTED_REJECTIONS` only counted
+    (``... and N more``), then the hints of the rejections counted: a file's hint is on its first
+    rejection of the kind, which may be among them."""
+    lines = [f"rejected: {rejection}" for rejection in rejections] + list(problems)
+    for line in lines[:MAX_LISTED_REJECTIONS]:
+        stderr.print(line, style="red", markup=False)
+    hidden = len(lines) - MAX_LISTED_REJECTIONS
+    if hidden > 0:
+        what = "" if problems else " rejected records"
+        stderr.print(f"... and {hidden} more{what}", style="red", markup=False)
+    for r in rejections[MAX_LISTED_REJECTIONS:]:
+        if r.hint is not None:
+            stderr.print(f"hint: {r.source}: {r.hint}", style="red", markup=False)

@@ -24,6 +24,7 @@ __all__ = [
     "SessionFilterOption",
     "SinceOption",
     "ToolFilterOption",
+    "UntilOption",
 ]
 
 FORMAT_NAMES: Final = (
@@ -56,6 +57,10 @@ LabelFilterOption = Annotated[
 SinceOption = Annotated[
     str | None,
     typer.Option("--since", help="Only traces started at or after this ISO date/time (UTC)."),
+]
+UntilOption = Annotated[
+    str | None,
+    typer.Option("--until", help="Only traces started before this ISO date/time (UTC)."),
 ]
 ToolFilterOption = Annotated[
     str | None, typer.Option("--tool", help="Only traces that called this tool.")

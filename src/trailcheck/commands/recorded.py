@@ -20,6 +20,7 @@ from trailcheck.commands.options import (
     SessionFilterOption,
     SinceOption,
     ToolFilterOption,
+    UntilOption,
 )
 
 __all__ = ["score_command", "stats_command"]
@@ -31,13 +32,14 @@ def score_command(
         list[Path] | None,
         typer.Argument(
             help="Recorded traces, in any format trailcheck reads; several files are one input"
-            " (shards). None: the store's traces (--db; --since, --label, --tool and --session"
-            " choose which).",
+            " (shards). None: the store's traces (--db; --since, --until, --label, --tool and"
+            " --session choose which).",
             show_default=False,
         ),
     ] = None,
     db: DbOption = None,
     since: SinceOption = None,
+    until: UntilOption = None,
     label: LabelFilterOption = None,
     tool: ToolFilterOption = None,
     session: SessionFilterOption = None,
@@ -81,6 +83,7 @@ def score_command(
         dataset=dataset,
         db=db,
         since=since,
+        until=until,
         label=label,
         tool=tool,
         session=session,

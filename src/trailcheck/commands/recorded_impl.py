@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 
@@ -24,9 +23,9 @@ from trailcheck.bulk.outcomes import trial_outcomes
 from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.executor_options import Executor, executor_kind
-from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS
+from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS, counted, print_rejections
 from trailcheck.commands.output import print_json, stderr, stdout
-from trailcheck.commands.store_commands_impl import open_store, parse_since
+from trailcheck.commands.store_commands_impl import open_store, parse_trace_filter
 from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import InputError, UsageError
 from trailcheck.extras import needs_extra
@@ -38,7 +37,7 @@ from trailcheck.report.stats_view import render_stats, stats_json
 from trailcheck.run.recorded import group_outcomes, outcomes_from_traces
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.scorers import Grade, LeanGrade, Scorer, case_scorers, grade
-from trailcheck.store import Store
+from trailcheck.store import Store, TraceFilter
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_traces
 
@@ -130,6 +129,7 @@ def score_command(
     dataset: Path,
     db: str | None = None,
     since: str | None = None,
+    until: str | None = None,
     label: str | None = None,
     tool: str | None = None,
     session: str | None = None,
@@ -153,9 +153,11 @@ def score_command(
         raise UsageError("score trace files or the store (--db), not both")
     if not traces and format_name is not None:
         raise UsageError("--format names the format of trace files; the store holds traces")
-    chosen = _StoredTraces(parse_since(since), label, tool, session)
+    chosen = parse_trace_filter(label=label, tool=tool, session=session, since=since, until=until)
     if traces and chosen.narrows:
-        raise UsageError("--since, --label, --tool and --session choose among the store's traces")
+        raise UsageError(
+            "--since, --until, --label, --tool and --session choose among the store's traces"
+        )
     cases = _cases_with_scorers(load_dataset(dataset))
     summary = ImportSummary()
     with ExitStack() as closing:
@@ -163,7 +165,7 @@ def score_command(
         source = _Source(traces, store, chosen, dataset, summary)
         if _in_process(where, by_session or target is not None, traces, format_name):
             imported = (
-                chosen.traces(store)
+                store.iter_traces(chosen)
                 if store is not None
                 else iter_import(traces, format_name=format_name, summary=summary)
             )
@@ -199,19 +201,34 @@ def _print_grades(
         print_json([_grade_json(result) for result in results])
     else:
         stdout.print(_grade_table(results))
-    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
-        stderr.print(f"rejected: {rejection}", style="red", markup=False)
+    print_rejections(summary.rejections)
     if graded.unmatched:
         shown = ", ".join(graded.unmatched[:MAX_LISTED_REJECTIONS])
+        hidden = len(graded.unmatched) - MAX_LISTED_REJECTIONS
+        shown += f" and {hidden} more" if hidden > 0 else ""
         stderr.print(f"no case in {dataset} for: {shown}", style="red", markup=False)
     passed = sum(result.passed for result in results)
-    stderr.print(f"{passed}/{len(results)} traces passed", markup=False)
+    if results or not (summary.rejections or graded.unmatched):
+        stderr.print(f"{passed}/{len(results)} traces passed", markup=False)
+    else:
+        nothing = _nothing_scored(len(summary.rejections), len(graded.unmatched))
+        stderr.print(nothing, style="red", markup=False)
     if target is not None:
         emit(graded.evaluations, target, stderr)
     if summary.rejections or graded.unmatched:
         raise typer.Exit(EXIT_USAGE)
     if passed < len(results):
         raise typer.Exit(EXIT_FAILED)
+
+
+def _nothing_scored(rejected: int, unmatched: int) -> str:
+    """Why no trace was graded, when none was: each was rejected or names no case."""
+    if not unmatched:
+        return f"nothing scored: every trace was rejected ({counted(rejected, 'rejected record')})"
+    named = counted(unmatched, "trace")
+    if not rejected:
+        return f"nothing scored: no trace names a case in the dataset ({named})"
+    return f"nothing scored: {counted(rejected, 'record')} rejected, {named} naming no case"
 
 
 def _in_process(
@@ -229,33 +246,13 @@ def _in_process(
 
 
 @dataclass(frozen=True)
-class _StoredTraces:
-    """Which of the store's traces are graded (the filters of ``traces list``)."""
-
-    since: datetime | None
-    label: str | None
-    tool: str | None
-    session: str | None
-
-    @property
-    def narrows(self) -> bool:
-        return any(value is not None for value in (self.since, self.label, self.tool, self.session))
-
-    def pages(self, store: Store) -> Iterator[list[str]]:
-        return store.content_pages(self.label, self.since, self.tool, session=self.session)
-
-    def traces(self, store: Store) -> Iterator[Trace]:
-        return store.iter_traces(self.label, self.since, self.tool, session=self.session)
-
-
-@dataclass(frozen=True)
 class _Source:
     """What is graded (trace files, or the store's traces: those ``chosen`` of ``store``),
     against which dataset, and where the files' rejections are counted."""
 
     files: list[Path]
     store: Store | None
-    chosen: _StoredTraces
+    chosen: TraceFilter
     dataset: Path
     summary: ImportSummary
 
@@ -263,7 +260,7 @@ class _Source:
         """The lean path's grades, the chunks run by ``map_chunks``. This process reads the
         store, when it is the source; the workers get its pages."""
         if self.store is not None:
-            pages = self.chosen.pages(self.store)
+            pages = self.store.content_pages(self.chosen)
             return grade_pages(pages, self.dataset, workers=workers, map_chunks=map_chunks)
         return grade_files(
             self.files, self.dataset, self.summary, workers=workers, map_chunks=map_chunks
@@ -318,8 +315,7 @@ def stats_command(
         outcomes = outcomes_from_traces(
             traces, task_key=task_key, outcome_key=outcome_key, threshold=threshold
         )
-    for rejection in summary.rejections[:MAX_LISTED_REJECTIONS]:
-        stderr.print(f"rejected: {rejection}", style="red", markup=False)
+    print_rejections(summary.rejections)
     if summary.rejections:
         raise InputError(
             f"{len(summary.rejections)} record(s) rejected; statistics over part of the input would"

@@ -20,6 +20,7 @@ from trailcheck.commands.options import (
     SessionFilterOption,
     SinceOption,
     ToolFilterOption,
+    UntilOption,
 )
 
 __all__ = [
@@ -54,6 +55,7 @@ def ingest_command(
 def traces_list_command(
     label: LabelFilterOption = None,
     since: SinceOption = None,
+    until: UntilOption = None,
     tool: ToolFilterOption = None,
     session: SessionFilterOption = None,
     limit: Annotated[
@@ -65,7 +67,16 @@ def traces_list_command(
     """List the stored traces, in ingestion order."""
     from trailcheck.commands.store_commands_impl import traces_list_command as body
 
-    body(label=label, since=since, tool=tool, session=session, limit=limit, db=db, as_json=as_json)
+    body(
+        label=label,
+        since=since,
+        until=until,
+        tool=tool,
+        session=session,
+        limit=limit,
+        db=db,
+        as_json=as_json,
+    )
 
 
 def traces_sessions_command(

@@ -20,8 +20,8 @@ from rich.table import Table
 
 from trailcheck.commands.import_summary import (
     counted,
-    hidden_hints,
     incomplete_words,
+    print_rejections,
     read_words,
     rejected_words,
 )
@@ -36,6 +36,7 @@ from trailcheck.store import (
     Note,
     SessionSummary,
     Store,
+    TraceFilter,
     TraceSummary,
     UnknownTraceError,
 )
@@ -43,7 +44,6 @@ from trailcheck.trace import Severity, Trace
 from trailcheck.trace.content_gap import content_gap
 
 EXIT_FAILED = 1
-MAX_LISTED_PROBLEMS = 20
 INPUT_WIDTH = 60
 
 
@@ -68,29 +68,41 @@ def _iso(ns: int | None) -> str:
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def parse_since(text: str | None) -> datetime | None:
-    """``--since``: an ISO date or date and time; without a zone it is UTC."""
+def _parse_time(option: str, text: str | None) -> datetime | None:
+    """``--since`` or ``--until``: an ISO date or date and time; without a zone it is UTC."""
     if text is None:
         return None
     try:
         return datetime.fromisoformat(text)
     except ValueError:
         raise UsageError(
-            f"--since {text!r}: not an ISO date or date and time (e.g. 2026-05-01 or"
+            f"{option} {text!r}: not an ISO date or date and time (e.g. 2026-05-01 or"
             " 2026-05-01T12:00:00Z)"
         ) from None
 
 
+def parse_trace_filter(
+    *,
+    label: str | None,
+    tool: str | None,
+    session: str | None,
+    since: str | None,
+    until: str | None,
+) -> TraceFilter:
+    """The stored traces a command reads (``traces list``, ``score``), from its options."""
+    return TraceFilter(
+        label=label,
+        tool=tool,
+        session=session,
+        since=_parse_time("--since", since),
+        until=_parse_time("--until", until),
+    )
+
+
 def _print_ingest(imported: ImportSummary, stored: IngestSummary, url: str) -> None:
-    problems = [f"rejected: {rejection}" for rejection in imported.rejections]
-    problems += [f"conflict: {conflict}" for conflict in stored.conflicts]
+    problems = [f"conflict: {conflict}" for conflict in stored.conflicts]
     problems += [f"refused: {refusal}" for refusal in stored.refused]
-    for problem in problems[:MAX_LISTED_PROBLEMS]:
-        stderr.print(problem, style="red", markup=False)
-    if len(problems) > MAX_LISTED_PROBLEMS:
-        stderr.print(f"... and {len(problems) - MAX_LISTED_PROBLEMS} more", style="red")
-    for hint in hidden_hints(imported.rejections, MAX_LISTED_PROBLEMS):
-        stderr.print(hint, style="red", markup=False)
+    print_rejections(imported.rejections, problems=problems)
     refused = f", {len(stored.refused)} refused" if stored.refused else ""
     stderr.print(
         f"{read_words(imported)} → {counted(stored.stored, 'trace')} imported,"
@@ -171,6 +183,7 @@ def traces_list_command(
     *,
     label: str | None,
     since: str | None,
+    until: str | None,
     tool: str | None,
     session: str | None,
     limit: int | None,
@@ -178,9 +191,9 @@ def traces_list_command(
     as_json: bool,
 ) -> None:
     """The body of :func:`trailcheck.commands.store_commands.traces_list_command`."""
-    moment = parse_since(since)
+    where = parse_trace_filter(label=label, tool=tool, session=session, since=since, until=until)
     with open_store(db, must_exist=True) as store:
-        rows = store.list_traces(label=label, since=moment, tool=tool, session=session, limit=limit)
+        rows = store.list_traces(where, limit=limit)
     if as_json:
         print_json([_summary_json(row) for row in rows])
         return

@@ -18,6 +18,7 @@ from trailcheck.store.reading import TraceSummary
 from trailcheck.store.rows import canonical_content
 from trailcheck.store.sessions import SessionSummary
 from trailcheck.store.store import Store
+from trailcheck.store.trace_filter import TraceFilter
 
 __all__ = [
     "DB_ENV",
@@ -36,6 +37,7 @@ __all__ = [
     "SessionSummary",
     "Store",
     "StoreLimitError",
+    "TraceFilter",
     "TraceSummary",
     "UnknownTraceError",
     "canonical_content",

@@ -6,12 +6,10 @@ page 1 does. The start is ``traces.start_key`` (the first span's start, else whe
 computed by the database); migration m007 added it with an index on it and the trace id, which
 serves the order, the page position and the time range.
 
-Filters (all optional, combined with *and*): a start time range and ``session``, which indexes
-serve; and, checked row by row, ``label`` and ``tool`` as in
-:class:`~trailcheck.store.reading.TraceFilter` (an indexed lookup per row), ``status``
-(``error``: a span's status is error; ``ok``: none is) and ``text``, a case-insensitive
-substring of the input, the final output or the trace id. No index serves a substring on
-SQLite, and PostgreSQL's trigram index is a server extension a team store may not have.
+Which traces: a :class:`~trailcheck.store.trace_filter.TraceFilter`. Indexes serve its start time
+range and ``session``; ``label``, ``tool``, ``status`` and ``text`` are checked row by row. No
+index serves a substring on SQLite, and PostgreSQL's trigram index is a server extension a team
+store may not have.
 
 A row-by-row filter reads traces newest first until the page is full, so a value on many
 traces is quick and a rare one would read the whole table. So that no request does, such a
@@ -25,40 +23,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Connection,
-    Engine,
-    Row,
-    Select,
-    and_,
-    exists,
-    func,
-    not_,
-    or_,
-    select,
-    true,
-    tuple_,
-)
+from sqlalchemy import ColumnElement, Connection, Engine, Row, Select, func, select, true, tuple_
 
 from trailcheck.store import schema
 from trailcheck.store.backends import read_only
 from trailcheck.store.reading import TraceSummary, summaries_of
+from trailcheck.store.trace_filter import TraceFilter
 
 __all__ = [
     "SCAN_WINDOW",
-    "BrowseFilter",
     "Cursor",
     "LabelDay",
     "TracePage",
-    "TraceStatus",
     "browse_traces",
     "label_days",
 ]
 
-TraceStatus = Literal["error", "ok"]
 NS_PER_DAY = 86_400 * 1_000_000_000
 SCAN_WINDOW = 50_000
 """The most traces one request reads for a row-by-row filter (about 50 ms on either backend)."""
@@ -82,74 +64,6 @@ class Cursor:
             return cls(int(start), trace_id) if trace_id else None
         except ValueError:
             return None
-
-
-@dataclass(frozen=True)
-class BrowseFilter:
-    """Which traces to list; ``None`` does not filter. Times are nanoseconds since the epoch,
-    ``since_ns`` inclusive and ``until_ns`` exclusive."""
-
-    label: str | None = None
-    tool: str | None = None
-    session: str | None = None
-    status: TraceStatus | None = None
-    since_ns: int | None = None
-    until_ns: int | None = None
-    text: str | None = None
-
-    @property
-    def checks_rows(self) -> bool:
-        """Whether a filter is checked row by row (and no session narrows the rows first)."""
-        row_filters = (self.label, self.tool, self.status, self.text)
-        return self.session is None and any(value is not None for value in row_filters)
-
-    def range_condition(self) -> ColumnElement[bool]:
-        """The filters an index serves: the start time range and the session."""
-        traces = schema.traces
-        conditions: list[ColumnElement[bool]] = []
-        if self.session is not None:
-            conditions.append(traces.c.session_id == self.session)
-        if self.since_ns is not None:
-            conditions.append(traces.c.start_key >= self.since_ns)
-        if self.until_ns is not None:
-            conditions.append(traces.c.start_key < self.until_ns)
-        return and_(true(), *conditions)
-
-    def row_condition(self) -> ColumnElement[bool]:
-        """The filters checked row by row."""
-        traces, spans, findings = schema.traces, schema.spans, schema.findings
-        conditions: list[ColumnElement[bool]] = []
-        if self.label is not None:
-            conditions.append(
-                exists().where(
-                    findings.c.trace_id == traces.c.trace_id, findings.c.label == self.label
-                )
-            )
-        if self.tool is not None:
-            conditions.append(
-                exists().where(
-                    spans.c.trace_id == traces.c.trace_id, spans.c.tool_name == self.tool
-                )
-            )
-        if self.status is not None:
-            failed = exists().where(
-                spans.c.trace_id == traces.c.trace_id, spans.c.status == "error"
-            )
-            conditions.append(failed if self.status == "error" else not_(failed))
-        if self.text:
-            pattern = "%" + _escape_like(self.text) + "%"
-            conditions.append(
-                or_(
-                    traces.c.trace_id == self.text,
-                    traces.c.input_text.ilike(pattern, escape="\\"),
-                    traces.c.final_output.ilike(pattern, escape="\\"),
-                )
-            )
-        return and_(true(), *conditions)
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 @dataclass(frozen=True)
@@ -178,13 +92,13 @@ def _before(after: Cursor | None) -> ColumnElement[bool]:
 
 
 def _window_end(
-    connection: Connection, where: BrowseFilter, after: Cursor | None, window: int
+    connection: Connection, where: TraceFilter, after: Cursor | None, window: int
 ) -> Cursor | None:
     """The ``window``-th trace after ``after`` in the time range (read off the index alone);
     None when fewer are left."""
     traces = schema.traces
     query = select(traces.c.start_key, traces.c.trace_id).where(
-        where.range_condition(), _before(after)
+        where.indexed_condition(), _before(after)
     )
     row = connection.execute(_order(query).offset(window - 1).limit(1)).first()
     return None if row is None else Cursor(row.start_key, row.trace_id)
@@ -192,7 +106,7 @@ def _window_end(
 
 def browse_traces(
     engine: Engine,
-    where: BrowseFilter,
+    where: TraceFilter,
     *,
     after: Cursor | None = None,
     limit: int = 50,
@@ -214,7 +128,7 @@ def browse_traces(
         traces.c.final_output,
         traces.c.ingested_ns,
         traces.c.session_id,
-    ).where(where.range_condition(), where.row_condition(), _before(after))
+    ).where(where.condition(), _before(after))
     with read_only(engine) as connection:
         end = _window_end(connection, where, after, window) if where.checks_rows else None
         if end is not None:

@@ -6,39 +6,24 @@ whatever the number of traces, no transaction stays open while the caller works 
 the same code streams on SQLite and PostgreSQL. Traces ingested while a stream runs are read
 when they come after its position.
 
-Filters (all optional, combined with *and*): ``label``, the trace has a finding with that label
-(from any source); ``tool``, the trace called that tool; ``since``, the trace started at or after
-that time (a trace without spans counts from when it was ingested); ``session``, the trace
-belongs to that session (:mod:`trailcheck.trace.session`). A naive ``datetime`` is UTC.
+Which traces: a :class:`~trailcheck.store.trace_filter.TraceFilter`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Connection,
-    Engine,
-    Row,
-    Select,
-    and_,
-    exists,
-    func,
-    select,
-    true,
-)
+from sqlalchemy import ColumnElement, Connection, Engine, Row, Select, func, select
 
 from trailcheck.store import schema
 from trailcheck.store.backends import read_only
+from trailcheck.store.trace_filter import TraceFilter
 from trailcheck.trace import Trace
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
-    "TraceFilter",
     "TraceSummary",
     "iter_content_pages",
     "iter_stored_traces",
@@ -46,60 +31,15 @@ __all__ = [
     "read_trace",
     "start_ns",
     "summaries_of",
-    "to_ns",
 ]
 
 DEFAULT_PAGE_SIZE = 200
-_MAX_NS = 2**63 - 1
-_MIN_NS = -(2**63)
-
-
-def to_ns(moment: datetime) -> int:
-    """Nanoseconds since the epoch; a naive ``datetime`` is taken as UTC. Clamped to the
-    64-bit range the columns hold (years 1677 to 2262), which keeps comparisons right."""
-    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    delta = aware - datetime(1970, 1, 1, tzinfo=UTC)
-    ns = (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
-    return max(_MIN_NS, min(_MAX_NS, ns))
 
 
 def start_ns() -> ColumnElement[int]:
     """When a trace started: its first span's start, else (no spans) when it was ingested."""
     traces = schema.traces
     return func.coalesce(traces.c.started_ns, traces.c.ingested_ns)
-
-
-@dataclass(frozen=True)
-class TraceFilter:
-    """Which traces to read; ``None`` does not filter."""
-
-    label: str | None = None
-    since: datetime | None = None
-    tool: str | None = None
-    session: str | None = None
-
-    def condition(self) -> ColumnElement[bool]:
-        traces = schema.traces
-        conditions: list[ColumnElement[bool]] = []
-        if self.label is not None:
-            findings = schema.findings
-            conditions.append(
-                exists().where(
-                    findings.c.trace_id == traces.c.trace_id, findings.c.label == self.label
-                )
-            )
-        if self.tool is not None:
-            spans = schema.spans
-            conditions.append(
-                exists().where(
-                    spans.c.trace_id == traces.c.trace_id, spans.c.tool_name == self.tool
-                )
-            )
-        if self.since is not None:
-            conditions.append(start_ns() >= to_ns(self.since))
-        if self.session is not None:
-            conditions.append(traces.c.session_id == self.session)
-        return and_(true(), *conditions)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -48,8 +47,9 @@ from trailcheck.store.migrations import migrate
 from trailcheck.store.observations import Note, UnknownTraceError
 from trailcheck.store.pending import PendingLogEvent, PendingSpan
 from trailcheck.store.quarantine import DroppedTrace, PendingTrace
-from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceFilter, TraceSummary
+from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceSummary
 from trailcheck.store.sessions import SessionSummary
+from trailcheck.store.trace_filter import TraceFilter
 from trailcheck.trace import Finding, Severity, Trace
 
 __all__ = ["Store"]
@@ -104,7 +104,7 @@ class Store:
     ) -> None:
         self.close()
 
-    # Traces (trailcheck.store.ingest, trailcheck.store.reading)
+    # Traces (trailcheck.store.ingest, trailcheck.store.reading, trailcheck.store.trace_filter)
 
     def ingest(
         self, traces: Iterable[Trace], *, batch_size: int = DEFAULT_BATCH_SIZE, bulk: bool = False
@@ -116,31 +116,22 @@ class Store:
         return ingest_traces(self.engine, traces, batch_size=batch_size, copy=copy)
 
     def iter_traces(
-        self,
-        label: str | None = None,
-        since: datetime | None = None,
-        tool: str | None = None,
-        *,
-        session: str | None = None,
-        batch_size: int = DEFAULT_PAGE_SIZE,
+        self, where: TraceFilter | None = None, *, batch_size: int = DEFAULT_PAGE_SIZE
     ) -> Iterator[Trace]:
-        """Stream the matching traces in ingestion order, one page of rows at a time."""
-        where = TraceFilter(label=label, since=since, tool=tool, session=session)
-        return reading.iter_stored_traces(self.engine, where, batch_size=batch_size)
+        """Stream the traces matching ``where`` (default: all) in ingestion order, one page of
+        rows at a time."""
+        return reading.iter_stored_traces(
+            self.engine, where or TraceFilter(), batch_size=batch_size
+        )
 
     def content_pages(
-        self,
-        label: str | None = None,
-        since: datetime | None = None,
-        tool: str | None = None,
-        *,
-        session: str | None = None,
-        batch_size: int = DEFAULT_PAGE_SIZE,
+        self, where: TraceFilter | None = None, *, batch_size: int = DEFAULT_PAGE_SIZE
     ) -> Iterator[list[str]]:
         """:meth:`iter_traces` undecoded: each page's stored trailcheck JSON, one string per
         trace, for bulk readers that decode it where they work on it."""
-        where = TraceFilter(label=label, since=since, tool=tool, session=session)
-        return reading.iter_content_pages(self.engine, where, batch_size=batch_size)
+        return reading.iter_content_pages(
+            self.engine, where or TraceFilter(), batch_size=batch_size
+        )
 
     def get_trace(self, trace_id: str) -> Trace:
         """The stored trace ``trace_id``; UnknownTraceError when there is none."""
@@ -151,18 +142,11 @@ class Store:
         return trace
 
     def list_traces(
-        self,
-        label: str | None = None,
-        since: datetime | None = None,
-        tool: str | None = None,
-        *,
-        session: str | None = None,
-        limit: int | None = None,
+        self, where: TraceFilter | None = None, *, limit: int | None = None
     ) -> list[TraceSummary]:
-        """Summary rows of the matching traces, in ingestion order."""
-        where = TraceFilter(label=label, since=since, tool=tool, session=session)
+        """Summary rows of the traces matching ``where`` (default: all), in ingestion order."""
         with read_only(self.engine) as connection:
-            return reading.list_trace_summaries(connection, where, limit=limit)
+            return reading.list_trace_summaries(connection, where or TraceFilter(), limit=limit)
 
     # Sessions (trailcheck.store.sessions)
 

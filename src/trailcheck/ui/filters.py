@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from trailcheck.store.browse import BrowseFilter, Cursor, TraceStatus
-from trailcheck.store.reading import to_ns
+from trailcheck.store import TraceFilter
+from trailcheck.store.browse import Cursor
+from trailcheck.store.trace_filter import TraceStatus
 
 __all__ = ["FILTER_FIELDS", "ListRequest", "read_list_request"]
 
@@ -23,15 +24,15 @@ class ListRequest:
     """What the list shows: the filter, where the page starts, and what was wrong with the
     query string (a bad value is named and ignored, never a server error)."""
 
-    where: BrowseFilter
+    where: TraceFilter
     after: Cursor | None
     problems: tuple[str, ...]
     values: dict[str, str]
 
 
-def _time(name: str, text: str, problems: list[str]) -> int | None:
+def _time(name: str, text: str, problems: list[str]) -> datetime | None:
     try:
-        return to_ns(datetime.fromisoformat(text))
+        return datetime.fromisoformat(text)
     except ValueError:
         problems.append(f"{name}: not a time: {text!r} (e.g. 2026-12-05T06:30)")
         return None
@@ -49,13 +50,13 @@ def read_list_request(query: Mapping[str, str]) -> ListRequest:
     after = Cursor.parse(after_text) if after_text else None
     if after_text and after is None:
         problems.append("after: not a page position; showing the first page")
-    where = BrowseFilter(
+    where = TraceFilter(
         label=values["label"] or None,
         tool=values["tool"] or None,
         session=values["session"] or None,
         status=_STATUSES.get(status),
-        since_ns=since,
-        until_ns=until,
+        since=since,
+        until=until,
         text=values["q"] or None,
     )
     return ListRequest(where, after, tuple(problems), values)

@@ -15,15 +15,23 @@ from trailcheck.demo.claims import (
 )
 from trailcheck.demo.claims.brain import orders_in, outside_blocks
 from trailcheck.demo.claims.inbox import FORGED_LOG_LINE, INBOX
-from trailcheck.environment import Environment, ToolError
+from trailcheck.environment import ToolError
 from trailcheck.errors import InputError
 from trailcheck.guard.backstop import apply_backstop
 from trailcheck.guard.untrusted import delimit
+from trailcheck.models import declare_tools
 
 
-def test_the_desk_is_an_environment_that_resets() -> None:
+def test_the_desk_declares_its_six_tools_and_resets() -> None:
     desk = ClaimsDesk()
-    assert isinstance(desk, Environment)
+    assert [declared.name for declared in declare_tools(desk.tools)] == [
+        "read_email",
+        "extract_claim",
+        "check_escalation",
+        "open_arbitration_ticket",
+        "forward_to_department",
+        "notify_trading_desk",
+    ]
     desk.forward_to_department("M-101", "logistics")
     desk.notify_trading_desk("KC-2291", "heads up")
     desk.open_arbitration_ticket("KC-2291", 18400, "test")
