@@ -28,12 +28,13 @@ from trailcheck.commands.loop import (
 )
 from trailcheck.commands.options import DbOption, FormatOption
 from trailcheck.commands.pending import pending_app
-from trailcheck.commands.recorded import score_command, stats_command
 from trailcheck.commands.report import report_command
 from trailcheck.commands.route import route_app
 from trailcheck.commands.run import run_command
 from trailcheck.commands.schema import schema_app
+from trailcheck.commands.score import score_command
 from trailcheck.commands.serve import serve_command
+from trailcheck.commands.stats import stats_command
 from trailcheck.commands.store_commands import (
     ingest_command,
     label_command,
@@ -43,10 +44,7 @@ from trailcheck.commands.store_commands import (
     traces_sessions_command,
 )
 from trailcheck.commands.ui import ui_command
-from trailcheck.errors import TrailcheckError
-
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+from trailcheck.errors import EXIT_USAGE, TrailcheckError
 
 app = typer.Typer(
     name="trailcheck",

@@ -10,20 +10,37 @@
     │   └── loop.RuleFileError    a detection rule file is bad; names file, line, field
     └── InfraError                a model or network service failed after its retries
 
-Exit codes of the CLI: 0 success; 1 the data was processed but something failed (a record
-was rejected, later a gate); 2 usage error or unreadable input. Bugs are not in this tree: they
-propagate with their traceback.
+Exit codes of the CLI, defined here once (:data:`EXIT_OK`, :data:`EXIT_FAILED`,
+:data:`EXIT_USAGE`): 0 success; 1 the data was processed but something failed (a record was
+rejected, a gate failed, an audit found a high finding, a router answered wrongly, a fix did not
+generalise); 2 usage error or unreadable input. Bugs are not in this tree: they propagate with
+their traceback.
 """
 
 from __future__ import annotations
 
-__all__ = ["InfraError", "InputError", "RecordError", "TrailcheckError", "UsageError"]
+from typing import Final
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "InfraError",
+    "InputError",
+    "RecordError",
+    "TrailcheckError",
+    "UsageError",
+]
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
 
 
 class TrailcheckError(Exception):
     """Base class of the errors trailcheck reports as one clear line."""
 
-    exit_code: int = 2
+    exit_code: int = EXIT_USAGE
 
 
 class UsageError(TrailcheckError):

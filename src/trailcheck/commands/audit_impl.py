@@ -11,11 +11,9 @@ import typer
 
 from trailcheck.audit import AuditResult, audit_dataset
 from trailcheck.cases import load_dataset
-from trailcheck.errors import UsageError
+from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.run.results import load_report
 from trailcheck.specs.references import resolve_reference
-
-EXIT_HIGH_FINDING = 1
 
 
 def _factory(reference: str | None, what: str) -> Any:
@@ -61,4 +59,4 @@ def audit_command(
     else:
         typer.echo(render_findings(result))
     if result.has_high:
-        raise typer.Exit(EXIT_HIGH_FINDING)
+        raise typer.Exit(EXIT_FAILED)

@@ -7,9 +7,8 @@ from __future__ import annotations
 import typer
 
 from trailcheck.commands.output import stdout
-from trailcheck.commands.run_impl import EXIT_GATE_FAILED
 from trailcheck.demo.claims.evaluation import render_security_table, run_security_eval
-from trailcheck.errors import UsageError
+from trailcheck.errors import EXIT_FAILED, UsageError
 
 
 def demo_claims_command(*, k: int, require_safe: list[str] | None) -> None:
@@ -30,4 +29,4 @@ def demo_claims_command(*, k: int, require_safe: list[str] | None) -> None:
     ]
     if unsafe:
         stdout.print(f"not safe: {', '.join(unsafe)}", markup=False)
-        raise typer.Exit(EXIT_GATE_FAILED)
+        raise typer.Exit(EXIT_FAILED)

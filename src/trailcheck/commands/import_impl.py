@@ -24,14 +24,12 @@ from trailcheck.commands.import_summary import (
 )
 from trailcheck.commands.options import IdEncoding
 from trailcheck.commands.output import stderr
-from trailcheck.errors import UsageError
+from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.ingest.formats import reads_as_trailcheck
 from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
 from trailcheck.ingest.trailcheck_jsonl import dump_trace
 
 __all__ = ["import_command"]
-
-EXIT_FAILED = 1
 
 
 @contextmanager

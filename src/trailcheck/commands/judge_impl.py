@@ -22,7 +22,7 @@ import typer
 
 from trailcheck.cases import load_dataset
 from trailcheck.commands.output import stdout
-from trailcheck.errors import UsageError
+from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.extras import needs_extra
 from trailcheck.judge.calibration import calibrate
 from trailcheck.judge.figures import CalibrationOptions, JudgeRun
@@ -189,4 +189,4 @@ def lint_command(dataset_path: Path) -> None:
     rubrics = sum(len(case.rubrics) for case in dataset.cases)
     stdout.print(f"{rubrics} rubric(s) checked, {flagged} problem(s)", markup=False)
     if flagged:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FAILED)

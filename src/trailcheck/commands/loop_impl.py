@@ -22,7 +22,7 @@ from trailcheck.cases.yaml_core import dump_yaml
 from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.output import stderr, stdout
 from trailcheck.commands.store_commands_impl import open_store
-from trailcheck.errors import TrailcheckError, UsageError
+from trailcheck.errors import EXIT_FAILED, TrailcheckError, UsageError
 from trailcheck.extras import needs_extra, require_extra
 from trailcheck.loop import (
     DID_NOT_GENERALISE,
@@ -47,7 +47,6 @@ from trailcheck.store import DB_ENV, DEFAULT_DB_PATH, ClusterRecord, Store, Unkn
 from trailcheck.trace import Finding
 from trailcheck.trace.content_gap import GapTally
 
-EXIT_DID_NOT_GENERALISE = 1
 # Findings written to the store at once while detection streams.
 FINDINGS_BATCH = 500
 
@@ -222,7 +221,7 @@ def clusters_command(*, db: str | None, label: str | None, threshold: float, as_
     else:
         _print_clusters(rows)
     if any(row["did_not_generalise"] for row in rows):
-        raise typer.Exit(EXIT_DID_NOT_GENERALISE)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _policies(rules: Sequence[Rule], label: str) -> list[PolicyRule]:

@@ -23,7 +23,7 @@ import orjson
 import typer
 
 from trailcheck.audit import check_provenance
-from trailcheck.errors import InputError
+from trailcheck.errors import EXIT_FAILED, InputError
 from trailcheck.route import (
     FieldWeights,
     RouteEvaluation,
@@ -41,7 +41,6 @@ from trailcheck.run.manifest import git_commit
 from trailcheck.run.results import RunReport
 from trailcheck.run.stats import summarize_outcomes
 
-EXIT_INCORRECT = 1
 REPORT_SCHEMA = "trailcheck.route.eval/1"
 
 
@@ -243,4 +242,4 @@ def eval_command(
         out.write_text(text + "\n", encoding="utf-8")
     typer.echo(text if as_json else render_summary(evaluation))
     if fail_on_incorrect and evaluation.metrics["incorrect_executions"].count:
-        raise typer.Exit(EXIT_INCORRECT)
+        raise typer.Exit(EXIT_FAILED)

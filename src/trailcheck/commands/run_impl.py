@@ -17,7 +17,7 @@ from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.judge_impl import JudgeModels, build_judge, openai_model
 from trailcheck.commands.output import stderr, stdout
 from trailcheck.commands.telemetry import emit, emit_target
-from trailcheck.errors import UsageError
+from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.extras import needs_extra
 from trailcheck.judge.calibration import CalibrationReport, load_calibration_report
 from trailcheck.models.openai_client import OpenAIChatModel
@@ -34,8 +34,6 @@ from trailcheck.run.preflight import selected_cases
 from trailcheck.run.results import RunReport, load_report
 from trailcheck.run.runner import run
 from trailcheck.specs.references import resolve_reference
-
-EXIT_GATE_FAILED = 1
 
 AgentKind = Literal["native", "otel"]
 _OTEL_WITHOUT_MODEL = (
@@ -231,7 +229,7 @@ def finish(
     outcome = check_gate(report, gate, calibration)
     print_gate(outcome, stdout)
     if not outcome.passed:
-        raise typer.Exit(EXIT_GATE_FAILED)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _agent_kind(value: str) -> AgentKind:

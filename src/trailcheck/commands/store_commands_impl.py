@@ -27,7 +27,7 @@ from trailcheck.commands.import_summary import (
 )
 from trailcheck.commands.options import IdEncoding
 from trailcheck.commands.output import print_json, stderr, stdout
-from trailcheck.errors import InputError, UsageError
+from trailcheck.errors import EXIT_FAILED, InputError, UsageError
 from trailcheck.extras import needs_extra
 from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
 from trailcheck.report import render_trace
@@ -43,7 +43,6 @@ from trailcheck.store import (
 from trailcheck.trace import Severity, Trace
 from trailcheck.trace.content_gap import content_gap
 
-EXIT_FAILED = 1
 INPUT_WIDTH = 60
 
 

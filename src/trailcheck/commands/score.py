@@ -1,8 +1,7 @@
-"""``trailcheck score`` and ``trailcheck stats``: traces recorded elsewhere, graded against the
-cases they name, or counted into pass@k and pass^k from the outcome each carries.
+"""``trailcheck score``: traces recorded elsewhere, graded against the cases they name.
 
-The options; what the commands do is in :mod:`trailcheck.commands.recorded_impl`, imported when
-one runs.
+The options; what the command does is in :mod:`trailcheck.commands.score_impl`, imported when it
+runs.
 """
 
 from pathlib import Path
@@ -23,7 +22,7 @@ from trailcheck.commands.options import (
     UntilOption,
 )
 
-__all__ = ["score_command", "stats_command"]
+__all__ = ["score_command"]
 
 
 def score_command(
@@ -76,7 +75,7 @@ def score_command(
     (a bad dataset, an unreadable trace, a trace that names no known case). ``--emit-otel``
     sends the scores as telemetry, best effort: it changes no exit code.
     """
-    from trailcheck.commands.recorded_impl import score_command as body
+    from trailcheck.commands.score_impl import score_command as body
 
     body(
         traces=traces or [],
@@ -96,48 +95,4 @@ def score_command(
         executor=executor,
         address=address,
         num_cpus=num_cpus,
-    )
-
-
-def stats_command(
-    sources: Annotated[
-        list[Path], typer.Argument(help="Recorded traces, in any format trailcheck reads.")
-    ],
-    task_key: Annotated[
-        str,
-        typer.Option("--task-key", help="Dotted path to each trace's task, e.g. metadata.task_id."),
-    ],
-    outcome_key: Annotated[
-        str,
-        typer.Option(
-            "--outcome-key",
-            help="Dotted path to each trace's outcome: a number, a boolean or a trial status.",
-        ),
-    ],
-    k: Annotated[
-        int | None,
-        typer.Option("--k", "-k", min=1, help="Largest k (default: most trials of any task)."),
-    ] = None,
-    threshold: Annotated[
-        float, typer.Option("--threshold", help="A numeric outcome passes at this value.")
-    ] = 1.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap intervals.")] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
-    format_name: FormatOption = None,
-) -> None:
-    """pass@k and pass^k of recorded runs that carry their own outcome, one trace per trial.
-
-    Exit 0 when computed; 2 when a record was rejected, a key is missing or an outcome is bad.
-    """
-    from trailcheck.commands.recorded_impl import stats_command as body
-
-    body(
-        sources=sources,
-        task_key=task_key,
-        outcome_key=outcome_key,
-        k=k,
-        threshold=threshold,
-        seed=seed,
-        as_json=as_json,
-        format_name=format_name,
     )

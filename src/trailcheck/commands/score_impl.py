@@ -1,9 +1,7 @@
-"""What ``trailcheck score`` and ``trailcheck stats`` do (their options:
-:mod:`trailcheck.commands.recorded`): traces recorded elsewhere, graded against the
-cases they name, or counted into pass@k and pass^k from the outcome each carries.
+"""What ``trailcheck score`` does (its options: :mod:`trailcheck.commands.score`): traces
+recorded elsewhere, or the store's, graded against the cases they name.
 
-Both read any format trailcheck imports (``--format`` or detected) and list what they rejected;
-statistics over part of the input would mislead, so a rejection is an input error (exit 2).
+It reads any format trailcheck imports (``--format`` or detected) and lists what it rejected.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ from rich.table import Table
 
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.grading import Unmatched, grade_files, grade_pages
-from trailcheck.bulk.outcomes import trial_outcomes
 from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.executor_options import Executor, executor_kind
@@ -27,24 +24,18 @@ from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS, counted, p
 from trailcheck.commands.output import print_json, stderr, stdout
 from trailcheck.commands.store_commands_impl import open_store, parse_trace_filter
 from trailcheck.commands.telemetry import emit, emit_target
-from trailcheck.errors import InputError, UsageError
+from trailcheck.errors import EXIT_FAILED, EXIT_USAGE, InputError, UsageError
 from trailcheck.extras import needs_extra
 from trailcheck.ingest.formats import reads_as_trailcheck
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
 from trailcheck.report.otlp_http import OtlpTarget
-from trailcheck.report.stats_view import render_stats, stats_json
-from trailcheck.run.recorded import group_outcomes, outcomes_from_traces
-from trailcheck.run.stats import summarize_outcomes
 from trailcheck.scorers import Grade, LeanGrade, Scorer, case_scorers, grade
 from trailcheck.store import Store, TraceFilter
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_traces
 
-__all__ = ["score_command", "stats_command"]
-
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+__all__ = ["score_command"]
 
 
 def _cases_with_scorers(dataset: Dataset) -> dict[str, tuple[Case, tuple[Scorer, ...]]]:
@@ -143,7 +134,7 @@ def score_command(
     address: str | None = None,
     num_cpus: float | None = None,
 ) -> None:
-    """The body of :func:`trailcheck.commands.recorded.score_command`. Trailcheck JSONL files
+    """The body of :func:`trailcheck.commands.score.score_command`. Trailcheck JSONL files
     (one input, however many shards) and the store are graded on the lean path over ``workers``
     processes (default: every core), with the same results in the same order; other formats,
     sessions and ``--emit-otel`` take the pydantic path in process."""
@@ -284,47 +275,3 @@ def _bulk_grades(
     with ray_session(address):
         tasks = partial(ray_ordered_map, num_cpus=task_cpus)
         yield from source.grades(workers or cluster_workers(task_cpus), tasks)
-
-
-def stats_command(
-    *,
-    sources: list[Path],
-    task_key: str,
-    outcome_key: str,
-    k: int | None,
-    threshold: float,
-    seed: int,
-    as_json: bool,
-    format_name: str | None,
-) -> None:
-    """The body of :func:`trailcheck.commands.recorded.stats_command`. Files that are all
-    trailcheck JSONL are read on the lean path over every core, with the same counts."""
-    summary = ImportSummary()
-    if all(reads_as_trailcheck(source, format_name) for source in sources):
-        trials = trial_outcomes(
-            sources,
-            summary,
-            task_key=task_key,
-            outcome_key=outcome_key,
-            threshold=threshold,
-            workers=default_workers(),
-        )
-        outcomes = group_outcomes(trials)
-    else:
-        traces = iter_import(sources, format_name=format_name, summary=summary)
-        outcomes = outcomes_from_traces(
-            traces, task_key=task_key, outcome_key=outcome_key, threshold=threshold
-        )
-    print_rejections(summary.rejections)
-    if summary.rejections:
-        raise InputError(
-            f"{len(summary.rejections)} record(s) rejected; statistics over part of the input would"
-            " mislead"
-        )
-    if not outcomes:
-        raise InputError("no traces read: nothing to count")
-    result = summarize_outcomes(outcomes, k=k, seed=seed)
-    if as_json:
-        print_json(stats_json(result))
-    else:
-        stdout.print(render_stats(result))
