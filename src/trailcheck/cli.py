@@ -26,7 +26,6 @@ from trailcheck.commands.loop import (
     promote_command,
     review_command,
 )
-from trailcheck.commands.options import DbOption, FormatOption
 from trailcheck.commands.pending import pending_app
 from trailcheck.commands.report import report_command
 from trailcheck.commands.route import route_app
@@ -40,9 +39,8 @@ from trailcheck.commands.store_commands import (
     label_command,
     note_command,
     notes_command,
-    traces_list_command,
-    traces_sessions_command,
 )
+from trailcheck.commands.traces import traces_app
 from trailcheck.commands.ui import ui_command
 from trailcheck.errors import EXIT_USAGE, TrailcheckError
 
@@ -53,7 +51,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-traces_app = typer.Typer(help="Read traces.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
 app.command("import")(import_command)
 app.add_typer(schema_app, name="schema")
@@ -77,31 +74,6 @@ def _root(
     """trailcheck: traces in, graded golden cases out."""
 
 
-@traces_app.command("show")
-def traces_show(
-    target: Annotated[
-        str,
-        typer.Argument(
-            help="A trace file, in any format trailcheck reads, or the id of a stored trace."
-        ),
-    ],
-    trace_id: Annotated[
-        str | None, typer.Option("--id", help="The trace of the file to show (default: the first).")
-    ] = None,
-    format_name: FormatOption = None,
-    full: Annotated[bool, typer.Option("--full", help="Show long values in full.")] = False,
-    db: DbOption = None,
-) -> None:
-    """Show one trace: its span tree with timings, tool calls, errors and final output.
-
-    TARGET is a file (then --id picks its trace), else the id of a trace in the store, shown
-    with its findings and notes.
-    """
-    from trailcheck.commands.store_commands_impl import traces_show_command as body
-
-    body(target=target, trace_id=trace_id, format_name=format_name, full=full, db=db)
-
-
 app.command("score")(score_command)
 app.command("stats")(stats_command)
 app.command("run")(run_command)
@@ -110,8 +82,6 @@ app.add_typer(demo_app, name="demo")
 app.command("audit")(audit_command)
 app.add_typer(dataset_app, name="dataset")
 app.command("ingest")(ingest_command)
-traces_app.command("list")(traces_list_command)
-traces_app.command("sessions")(traces_sessions_command)
 app.command("note")(note_command)
 app.command("notes")(notes_command)
 app.command("label")(label_command)

@@ -144,6 +144,29 @@ def test_traces_show_a_stored_trace_with_its_findings_and_notes(
     assert "refunded without asking who" in out
 
 
+def test_traces_show_takes_a_unique_prefix_of_a_stored_trace_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 's.db'}"
+    stored = [refund_trace("run-a1"), lookup_trace("run-a2"), lookup_trace("other%x")]
+    assert run_cli(["ingest", str(_jsonl(tmp_path / "a.jsonl", stored)), "--db", db]) == 0
+    assert run_cli(["label", "run-a1", "refund_without_identity_check", "--db", db]) == 0
+    capsys.readouterr()
+    assert run_cli(["traces", "show", "run-a1", "--db", db]) == 0  # a whole id is itself
+    assert "issue_refund" in capsys.readouterr().out
+    assert run_cli(["traces", "show", "oth", "--db", db]) == 0
+    assert "It has shipped." in capsys.readouterr().out
+    assert run_cli(["traces", "show", "run-a", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "several stored traces start so (run-a1, run-a2); give more of the id" in err
+    # A prefix is text: % and _ are not wildcards.
+    assert run_cli(["traces", "show", "%", "--db", db]) == 2
+    assert run_cli(["traces", "show", "other_", "--db", db]) == 2
+    assert "no trace with this id (or starting so)" in capsys.readouterr().err
+    with Store.open(db) as store:
+        assert store.trace_ids_starting_with("run-a", limit=1) == ["run-a1"]
+
+
 def test_notes_lists_the_notes_of_one_trace_or_all(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -163,7 +186,10 @@ def test_notes_lists_the_notes_of_one_trace_or_all(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["traces", "show", "ghost"], "ghost: no such file, and no trace with this id in the"),
+        (
+            ["traces", "show", "ghost"],
+            "ghost: no such file, and no trace with this id (or starting so) in the",
+        ),
         (["note", "ghost", "text"], "no trace 'ghost' in the store"),
         (["notes", "--trace", "ghost"], "no trace 'ghost' in the store"),
         (["label", "ghost", "tool_call_loop"], "no trace 'ghost' in the store"),

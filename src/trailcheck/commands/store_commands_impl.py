@@ -235,6 +235,22 @@ def print_gap_warning(trace: Trace) -> None:
         stderr.print(f"warning: {gap.reason}", style="yellow", markup=False, highlight=False)
 
 
+def _the_trace_starting_with(store: Store, prefix: str) -> str:
+    """The one stored trace id that starts with ``prefix``; a UsageError naming the candidates
+    when several do, or saying that none does."""
+    shown = 5
+    candidates = store.trace_ids_starting_with(prefix, limit=shown + 1)
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise UsageError(
+            f"{prefix}: no such file, and no trace with this id (or starting so) in the store"
+            f" {store.url}"
+        )
+    listed = ", ".join(candidates[:shown]) + (", ..." if len(candidates) > shown else "")
+    raise UsageError(f"{prefix}: several stored traces start so ({listed}); give more of the id")
+
+
 def show_stored_trace(trace_id: str, db: str | None, *, full: bool) -> None:
     """``trailcheck traces show ID``: a stored trace, its findings and notes. The id was not a
     file's name, so the errors say that too."""
@@ -246,9 +262,8 @@ def show_stored_trace(trace_id: str, db: str | None, *, full: bool) -> None:
         try:
             trace = store.get_trace(trace_id)
         except UnknownTraceError:
-            raise UsageError(
-                f"{trace_id}: no such file, and no trace with this id in the store {store.url}"
-            ) from None
+            trace = store.get_trace(_the_trace_starting_with(store, trace_id))
+        trace_id = trace.trace_id
         findings = store.findings(trace_id=trace_id)
         notes = store.notes(trace_id)
     stdout.print(render_trace(trace, full=full))
@@ -267,7 +282,7 @@ def show_stored_trace(trace_id: str, db: str | None, *, full: bool) -> None:
 def traces_show_command(
     *, target: str, trace_id: str | None, format_name: str | None, full: bool, db: str | None
 ) -> None:
-    """The body of :func:`trailcheck.cli.traces_show`."""
+    """The body of :func:`trailcheck.commands.traces.traces_show`."""
     source = Path(target)
     if trace_id is None and format_name is None and not source.exists():
         show_stored_trace(target, db, full=full)

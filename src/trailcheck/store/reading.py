@@ -99,6 +99,19 @@ def read_trace(connection: Connection, trace_id: str) -> Trace | None:
     return None if content is None else Trace.model_validate_json(content)
 
 
+def trace_ids_starting_with(connection: Connection, prefix: str, limit: int) -> list[str]:
+    """At most ``limit`` stored trace ids that start with ``prefix``, in order (``%`` and ``_``
+    in the prefix are themselves, not wildcards)."""
+    traces = schema.traces
+    query = (
+        select(traces.c.trace_id)
+        .where(traces.c.trace_id.startswith(prefix, autoescape=True))
+        .order_by(traces.c.trace_id)
+        .limit(limit)
+    )
+    return list(connection.execute(query).scalars())
+
+
 def _summary_query(where: TraceFilter, limit: int | None) -> Select[tuple[object, ...]]:
     traces = schema.traces
     query = select(

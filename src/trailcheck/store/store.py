@@ -141,6 +141,12 @@ class Store:
             raise UnknownTraceError([trace_id])
         return trace
 
+    def trace_ids_starting_with(self, prefix: str, *, limit: int = 10) -> list[str]:
+        """At most ``limit`` stored trace ids that start with ``prefix``, in order: a unique
+        prefix names one trace (tables at 80 columns cut ids short)."""
+        with read_only(self.engine) as connection:
+            return reading.trace_ids_starting_with(connection, prefix, limit)
+
     def list_traces(
         self, where: TraceFilter | None = None, *, limit: int | None = None
     ) -> list[TraceSummary]:
