@@ -29,11 +29,11 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from import_speed import make_trace
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.store import Store
 from trailcheck.store.ingest import ingest_traces
 from trailcheck.store.rows import trace_rows
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 CLOCK = 1_790_000_000_000_000_000
 

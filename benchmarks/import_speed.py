@@ -29,7 +29,7 @@ import orjson
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.importing import imported_lines
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.trailcheck_jsonl import dump_trace, parse_lean_line, read_trailcheck_jsonl
+from trailcheck.ingest.trailcheck_jsonl import parse_lean_line, read_trailcheck_jsonl
 from trailcheck.trace import (
     LeanTrace,
     ModelInvocation,
@@ -40,6 +40,7 @@ from trailcheck.trace import (
     Usage,
     decode_lean_trace,
 )
+from trailcheck.trace.jsonl import dump_trace
 
 TOOLS = ("lookup_order", "verify_identity", "check_refund_policy", "issue_refund", "search_orders")
 

@@ -37,8 +37,8 @@ from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed import grade_files_on_ray, ray_session
 from trailcheck.distributed.ray_import import ray
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.scorers import LeanGrade
+from trailcheck.trace.jsonl import dump_trace
 
 CASES = 40
 

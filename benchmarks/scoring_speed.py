@@ -50,7 +50,7 @@ from trailcheck.cases import Case
 from trailcheck.errors import RecordError
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.trailcheck_jsonl import dump_trace, parse_lean_line
+from trailcheck.ingest.trailcheck_jsonl import parse_lean_line
 from trailcheck.scorers import (
     ArgumentsScorer,
     EfficiencyScorer,
@@ -62,6 +62,7 @@ from trailcheck.scorers import (
     grade_lean,
 )
 from trailcheck.trace import LeanTrace, Trace
+from trailcheck.trace.jsonl import dump_trace
 
 NETWORK_EVENTS = frozenset({"socket.connect", "socket.getaddrinfo", "socket.sendto"})
 network_attempts: list[str] = []

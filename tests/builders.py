@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from trailcheck.ingest.formats import UTF8_BOM
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 SHOP_DATASET = """\
 name: shop

@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from trailcheck.cli import run_cli
-from trailcheck.ingest.trailcheck_jsonl import trace_json_schema
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import trace_json_schema
 
 SAMPLE = Path(__file__).resolve().parent.parent / "src/trailcheck/samples/support-agent.otlp.json"
 GOOD_ID = "a1b2c3d4e5f60718293a4b5c6d7e8f90"

@@ -21,10 +21,10 @@ from tests.report.otlp_receiver import (
 from tests.waiting import GUARD_S
 from trailcheck.cli import run_cli
 from trailcheck.commands import telemetry
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.report.otlp_http import OtlpTarget, logs_target
 from trailcheck.run.results import load_report
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = pytest.mark.live
 

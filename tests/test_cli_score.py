@@ -6,9 +6,9 @@ import orjson
 import pytest
 
 from trailcheck.cli import run_cli
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = pytest.mark.live
 

@@ -11,8 +11,8 @@ import pytest
 from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl
 from tests.store.builders import shifted
 from trailcheck.cli import run_cli
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.store import Store
+from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = pytest.mark.live
 

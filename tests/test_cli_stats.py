@@ -10,9 +10,9 @@ import orjson
 import pytest
 
 from trailcheck.cli import run_cli
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 TAU_BENCH_TRAJECTORIES = Path("tau-bench") / "gpt-4o-airline-trajectories.json"
 KEYS = ["--task-key", "metadata.task_id", "--outcome-key", "metadata.reward"]

@@ -10,8 +10,8 @@ from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.cases import load_dataset
 from trailcheck.ingest.importer import ImportSummary, iter_import
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.scorers import LeanGrade, case_scorers, grade
+from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = pytest.mark.live
 

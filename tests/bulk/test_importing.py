@@ -11,9 +11,9 @@ from trailcheck.bulk.importing import imported_lines
 from trailcheck.cli import run_cli
 from trailcheck.ingest.formats import UTF8_BOM
 from trailcheck.ingest.importer import ImportSummary, iter_import
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = pytest.mark.live
 

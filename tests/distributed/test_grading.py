@@ -12,8 +12,8 @@ from tests.distributed.work import square_unless_three
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed import grade_files_on_ray, ray_ordered_map
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.scorers import LeanGrade
+from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = [pytest.mark.usefixtures("local_ray"), pytest.mark.live]
 

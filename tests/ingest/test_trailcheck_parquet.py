@@ -23,7 +23,7 @@ from trailcheck.errors import InputError
 from trailcheck.ingest import trailcheck_parquet
 from trailcheck.ingest.formats import detect_format
 from trailcheck.ingest.importer import ImportSummary, iter_import
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = pytest.mark.live
 

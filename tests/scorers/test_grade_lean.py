@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from trailcheck.cases import Case, ScorerSpec
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.scorers import (
     ArgumentsScorer,
     EfficiencyScorer,
@@ -22,6 +21,7 @@ from trailcheck.scorers import (
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import LeanTrace, Trace, decode_lean_trace
 from trailcheck.trace.incomplete import mark_incomplete
+from trailcheck.trace.jsonl import dump_trace
 
 CASE = Case(
     id="refund",

@@ -11,13 +11,13 @@ from sqlalchemy import Engine, select, text
 
 from tests.store.builders import lookup_trace, refund_trace
 from trailcheck.cli import run_cli
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.store import Store, schema
 from trailcheck.store import ingest as ingest_module
 from trailcheck.store.ingest import ingest_traces
 from trailcheck.store.limits import StoreLimitError
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 CLOCK = 1_780_000_000_000_000_000
 

@@ -14,11 +14,11 @@ from sqlalchemy import insert
 
 from tests.store.builders import lookup_trace, refund_trace
 from trailcheck.cli import run_cli
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.store import PendingSpan, Store, StoreLimitError, schema
 from trailcheck.store.limits import INT32_MAX, INT64_MAX, INT64_MIN, check_trace
 from trailcheck.store.rows import trace_rows
 from trailcheck.trace import Span, SpanEvent, Trace, Usage
+from trailcheck.trace.jsonl import dump_trace
 
 POISON = 2**63  # a legal OTLP uint64 time, one past what the store holds
 

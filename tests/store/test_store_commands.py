@@ -10,9 +10,9 @@ import pytest
 
 from tests.store.builders import lookup_trace, refund_trace, turn
 from trailcheck.cli import run_cli
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.store import Store
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 
 def _jsonl(path: Path, traces: list[Trace], extra: bytes = b"") -> Path:

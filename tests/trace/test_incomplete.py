@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 from trailcheck.trace.incomplete import (
@@ -11,6 +10,7 @@ from trailcheck.trace.incomplete import (
     mark_incomplete,
     needs_complete_trace,
 )
+from trailcheck.trace.jsonl import dump_trace
 
 
 def test_a_mark_keeps_the_other_metadata_and_survives_a_round_trip() -> None:

@@ -14,12 +14,7 @@ from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.trailcheck_jsonl import (
-    dump_lean_trace,
-    dump_trace,
-    parse_lean_line,
-    parse_trace_line,
-)
+from trailcheck.ingest.trailcheck_jsonl import parse_lean_line, parse_trace_line
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import LeanTrace, Trace, TraceView, decode_lean_trace
 from trailcheck.trace.error_fields import (
@@ -28,6 +23,7 @@ from trailcheck.trace.error_fields import (
     pydantic_error_field,
     record_error_of,
 )
+from trailcheck.trace.jsonl import dump_lean_trace, dump_trace
 from trailcheck.trace.lean import LeanSpan, LeanStatus
 from trailcheck.trace.limits import INT64_MAX
 

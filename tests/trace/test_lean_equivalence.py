@@ -31,7 +31,7 @@ from tests.trace.strategies import traces
 from trailcheck.cases import Case, load_dataset
 from trailcheck.errors import RecordError
 from trailcheck.ingest import import_traces
-from trailcheck.ingest.trailcheck_jsonl import dump_lean_trace, dump_trace, parse_lean_line
+from trailcheck.ingest.trailcheck_jsonl import parse_lean_line
 from trailcheck.json_text import JsonValueError, loads_json
 from trailcheck.loop import Rule, builtin_rules, detect, parse_rules
 from trailcheck.scorers import (
@@ -47,6 +47,7 @@ from trailcheck.trace import LeanTrace, Trace, decode_lean_trace, summed_usage
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.error_fields import loc_field, pydantic_error_field
 from trailcheck.trace.incomplete import incompleteness
+from trailcheck.trace.jsonl import dump_lean_trace, dump_trace
 from trailcheck.trace.limits import first_unstorable
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -7,8 +7,9 @@ import io
 from hypothesis import given, settings
 
 from tests.trace.strategies import traces
-from trailcheck.ingest.trailcheck_jsonl import dump_trace, read_trailcheck_jsonl, write_traces
+from trailcheck.ingest.trailcheck_jsonl import read_trailcheck_jsonl
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace, write_traces
 
 
 @settings(max_examples=300, deadline=None)

@@ -10,9 +10,9 @@ import yaml
 
 from trailcheck.cli import run_cli
 from trailcheck.ingest import import_traces
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 from trailcheck.trace.session import SESSION_TRACE_IDS_KEY, session_trace, session_traces
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "real"

@@ -13,7 +13,7 @@ from pathlib import Path
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
 from trailcheck.bulk.lean_files import lean_files_results
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.trailcheck_jsonl import dump_lean_trace
+from trailcheck.trace.jsonl import dump_lean_trace
 
 __all__ = ["imported_lines"]
 

@@ -27,7 +27,7 @@ from trailcheck.commands.output import stderr
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.ingest.formats import reads_as_trailcheck
 from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
+from trailcheck.trace.jsonl import dump_trace
 
 __all__ = ["import_command"]
 

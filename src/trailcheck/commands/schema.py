@@ -11,7 +11,7 @@ schema_app = typer.Typer(help="Print the published JSON Schemas.", no_args_is_he
 def schema_trace() -> None:
     """The JSON Schema of one line of trailcheck JSONL."""
     from trailcheck.commands.output import print_json
-    from trailcheck.ingest.trailcheck_jsonl import trace_json_schema
+    from trailcheck.trace.jsonl import trace_json_schema
 
     print_json(trace_json_schema())
 

@@ -30,11 +30,11 @@ from trailcheck.cases.resources import MIN_NUM_CPUS
 from trailcheck.distributed.rate_limit import RayRateLimiter
 from trailcheck.distributed.ray_import import ray
 from trailcheck.errors import UsageError
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.run.plan import TrialPlan
 from trailcheck.run.results import TrialError, TrialResult
 from trailcheck.run.runner import run_trial
 from trailcheck.scorers import case_scorers
+from trailcheck.trace.jsonl import dump_trace
 
 __all__ = ["RayTrialExecutor"]
 

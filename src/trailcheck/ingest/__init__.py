@@ -48,12 +48,8 @@ from trailcheck.ingest.otlp import (
 )
 from trailcheck.ingest.records import ImportItem, RawSpan, Rejection
 from trailcheck.ingest.span_jsonl import read_span_jsonl
-from trailcheck.ingest.trailcheck_jsonl import (
-    dump_trace,
-    read_trailcheck_jsonl,
-    trace_json_schema,
-    write_traces,
-)
+from trailcheck.ingest.trailcheck_jsonl import read_trailcheck_jsonl
+from trailcheck.trace.jsonl import dump_trace, trace_json_schema, write_traces
 
 __all__ = [
     "FORMATS",

@@ -40,7 +40,6 @@ from trailcheck.capture import Recorder, SeededIds
 from trailcheck.cases import Case, Dataset
 from trailcheck.environment import Environment, EnvironmentFactory
 from trailcheck.errors import InfraError, UsageError
-from trailcheck.ingest.trailcheck_jsonl import dump_trace
 from trailcheck.judge.judge import Judge
 from trailcheck.judge.render import TOOL_DECLARATIONS_KEY
 from trailcheck.models.declarations import declare_tools
@@ -59,6 +58,7 @@ from trailcheck.run.stats import summarize_outcomes
 from trailcheck.run.status import TrialStatus
 from trailcheck.scorers import Scorer, case_scorers, default_scorers, grade
 from trailcheck.trace import Trace
+from trailcheck.trace.jsonl import dump_trace
 
 
 class RunObserver(Protocol):
