@@ -6,10 +6,20 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
+from trailcheck.ingest import span_store
 from trailcheck.ingest.formats import FORMATS
 from trailcheck.ingest.importer import ImportSummary, import_traces
 from trailcheck.trace import Trace
+
+
+@pytest.fixture(autouse=True, params=["in memory", "on disk"])
+def where_spans_wait(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test twice: the spans waiting in memory (a small input), and on disk (a large
+    one's way, :mod:`trailcheck.ingest.span_spill`)."""
+    if request.param == "on disk":
+        monkeypatch.setattr(span_store, "SPILL_OVER_BYTES", -1)
 
 
 def span_line(span_id: str, parent: str | None = None, trace_id: str = "t9", **extra: Any) -> bytes:

@@ -72,18 +72,25 @@ def assemble_traces(spans: Iterable[RawSpan], source: str) -> Iterator[Trace | R
     by_trace: dict[str, list[RawSpan]] = {}
     for span in spans:
         by_trace.setdefault(span.trace_id, []).append(span)
-    for trace_id, members in by_trace.items():
-        try:
-            yield assemble_trace(members, source)
-        except RecordError as error:
-            yield Rejection(
-                source=error.source or source,
-                message=f"trace {trace_id!r} not imported: {error.message}",
-                line=error.line,
-                span_id=error.span_id,
-                field=error.field,
-                trace_id=trace_id,
-            )
+    for members in by_trace.values():
+        yield assemble_or_reject(members, source)
+
+
+def assemble_or_reject(spans: list[RawSpan], source: str) -> Trace | Rejection:
+    """The trace of ``spans`` (all of one trace), or the Rejection of it, as
+    :func:`assemble_traces` gives each."""
+    try:
+        return assemble_trace(spans, source)
+    except RecordError as error:
+        trace_id = spans[0].trace_id if spans else None
+        return Rejection(
+            source=error.source or source,
+            message=f"trace {trace_id!r} not imported: {error.message}",
+            line=error.line,
+            span_id=error.span_id,
+            field=error.field,
+            trace_id=trace_id,
+        )
 
 
 def assemble_trace(spans: list[RawSpan], source: str) -> Trace:

@@ -32,16 +32,34 @@ span-based file of one ``trailcheck import`` (they are pooled, so a trace may sp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Final
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Final, Protocol
 
-from trailcheck.ingest.assemble import assemble_traces
+from trailcheck.ingest.assemble import assemble_or_reject
 from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.trace import Trace
 from trailcheck.trace.incomplete import mark_incomplete
 
 # Trace ids named in the one Rejection for traces withheld by an unreadable part.
 _NAMED_TRACES: Final = 3
+
+
+class SpanGroups(Protocol):
+    """The spans of an input grouped by trace, each trace's in input order, the traces in the
+    order of their first span: in memory (:func:`assemble_complete_traces`), or read back from
+    disk one trace at a time (:mod:`trailcheck.ingest.span_pool`)."""
+
+    def spans_of(self, trace_id: str) -> list[RawSpan]:
+        """The spans of one trace; none when the input holds none of it."""
+        ...
+
+    def sizes(self) -> Iterable[tuple[str, int]]:
+        """Each trace and how many spans it has."""
+        ...
+
+    def groups(self) -> Iterable[list[RawSpan]]:
+        """The spans of each trace."""
+        ...
 
 
 def assemble_complete_traces(
@@ -56,46 +74,73 @@ def assemble_complete_traces(
     for all of them, or, with ``keep_incomplete``, they are imported marked incomplete. A
     Rejection names the file of a span (``RawSpan.source``), else ``source``.
     """
-    spans: list[RawSpan] = []
-    incomplete: dict[str, Rejection] = {}
-    unreadable: list[Rejection] = []
+    groups = _GroupsInMemory()
+    rejections: list[Rejection] = []
     for item in items:
         if isinstance(item, RawSpan):
-            spans.append(item)
-            continue
-        yield item
-        if not item.spans_lost:
-            continue
-        if item.trace_id is not None:
-            incomplete.setdefault(item.trace_id, item)
+            groups.add(item)
         else:
-            unreadable.append(item)
-    kept, lost, withheld = _partition(spans, incomplete, bool(unreadable) and not keep_incomplete)
+            rejections.append(item)
+    yield from complete_traces(rejections, groups, source, keep_incomplete=keep_incomplete)
+
+
+def complete_traces(
+    rejections: Sequence[Rejection],
+    groups: SpanGroups,
+    source: str,
+    *,
+    keep_incomplete: bool = False,
+) -> Iterator[Trace | Rejection]:
+    """:func:`assemble_complete_traces` of an input read already: its Rejections, in input
+    order, and its spans, grouped by trace. The Rejections come first, then those of the traces
+    withheld, then the traces (or the Rejection of each that does not assemble), one at a time."""
+    yield from rejections
+    incomplete: dict[str, Rejection] = {}
+    unreadable: list[Rejection] = []
+    for rejection in rejections:
+        if not rejection.spans_lost:
+            continue
+        if rejection.trace_id is not None:
+            incomplete.setdefault(rejection.trace_id, rejection)
+        else:
+            unreadable.append(rejection)
     for trace_id, own in incomplete.items():
-        if trace_id in lost:
-            yield _withheld_for_its_span(trace_id, lost[trace_id], source, own)
-    if withheld:
-        yield _withheld_for_unreadable(withheld, unreadable)
-    assembled = assemble_traces(kept, source)
+        lost = groups.spans_of(trace_id)
+        if lost:
+            yield _withheld_for_its_span(trace_id, lost, source, own)
+    if unreadable and not keep_incomplete:
+        withheld = _withheld_for_unreadable(
+            ((trace_id, size) for trace_id, size in groups.sizes() if trace_id not in incomplete),
+            unreadable,
+        )
+        if withheld is not None:
+            yield withheld
+        return
+    assembled = (
+        assemble_or_reject(spans, source)
+        for spans in groups.groups()
+        if spans[0].trace_id not in incomplete
+    )
     yield from _marked_incomplete(assembled, unreadable) if unreadable else assembled
 
 
-def _partition(
-    spans: list[RawSpan], incomplete: dict[str, Rejection], withhold_all: bool
-) -> tuple[list[RawSpan], dict[str, list[RawSpan]], dict[str, list[RawSpan]]]:
-    """The spans to assemble; those of each trace that lost a span of its own; those of each
-    other trace, withheld (``withhold_all``) because an unreadable part may have held its span."""
-    kept: list[RawSpan] = []
-    lost: dict[str, list[RawSpan]] = {}
-    withheld: dict[str, list[RawSpan]] = {}
-    for span in spans:
-        if span.trace_id in incomplete:
-            lost.setdefault(span.trace_id, []).append(span)
-        elif withhold_all:
-            withheld.setdefault(span.trace_id, []).append(span)
-        else:
-            kept.append(span)
-    return kept, lost, withheld
+class _GroupsInMemory:
+    """:class:`SpanGroups` of spans held in memory."""
+
+    def __init__(self) -> None:
+        self._by_trace: dict[str, list[RawSpan]] = {}
+
+    def add(self, span: RawSpan) -> None:
+        self._by_trace.setdefault(span.trace_id, []).append(span)
+
+    def spans_of(self, trace_id: str) -> list[RawSpan]:
+        return self._by_trace.get(trace_id, [])
+
+    def sizes(self) -> Iterable[tuple[str, int]]:
+        return ((trace_id, len(spans)) for trace_id, spans in self._by_trace.items())
+
+    def groups(self) -> Iterable[list[RawSpan]]:
+        return self._by_trace.values()
 
 
 def _marked_incomplete(
@@ -142,12 +187,20 @@ def _withheld_for_its_span(
 
 
 def _withheld_for_unreadable(
-    withheld: dict[str, list[RawSpan]], unreadable: list[Rejection]
-) -> Rejection:
-    """One Rejection for every trace an unreadable part may have taken a span from."""
-    traces = len(withheld)
-    spans = sum(len(members) for members in withheld.values())
-    named = ", ".join(repr(trace_id) for trace_id in list(withheld)[:_NAMED_TRACES])
+    withheld: Iterable[tuple[str, int]], unreadable: list[Rejection]
+) -> Rejection | None:
+    """One Rejection for every trace an unreadable part may have taken a span from (each with
+    its count of spans); ``None`` when there is none."""
+    traces = spans = 0
+    first: list[str] = []
+    for trace_id, size in withheld:
+        traces += 1
+        spans += size
+        if len(first) < _NAMED_TRACES:
+            first.append(trace_id)
+    if not traces:
+        return None
+    named = ", ".join(repr(trace_id) for trace_id in first)
     if traces > _NAMED_TRACES:
         named += f" and {traces - _NAMED_TRACES} more"
     return Rejection(

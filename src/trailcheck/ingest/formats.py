@@ -26,7 +26,8 @@ from trailcheck.ingest.trailcheck_parquet import (
 )
 from trailcheck.ingest.transport.otlp_ids import IdEncoding
 from trailcheck.ingest.transport.otlp_json import looks_like_otlp_json, read_otlp_json_items
-from trailcheck.ingest.transport.otlp_proto import looks_like_otlp_proto, read_otlp_proto_items
+from trailcheck.ingest.transport.otlp_proto import looks_like_otlp_proto
+from trailcheck.ingest.transport.otlp_proto_file import read_otlp_proto_items
 
 # Detection reads this much, and more up to FIRST_LINE_LIMIT to see a whole first line.
 DETECTION_BYTES = 1 << 20

@@ -11,9 +11,13 @@ rule that a part which cannot be read withholds every trace (it may have held a 
 them; :mod:`~trailcheck.ingest.complete_traces`), and ``keep_incomplete``, which imports those
 traces marked incomplete instead (:mod:`~trailcheck.trace.incomplete`).
 
-Memory: pooling holds every span of every span-based file until the last one is read, as reading
-one such file already does for its own spans (a trace's spans may come in any order, so none can
-be assembled early). Per-record files are streamed.
+Memory follows the largest record and the largest trace, not the files. A span-based file is
+read one record at a time (a line, a document, a protobuf ``resourceSpans``; one over
+:data:`~trailcheck.ingest.transport.record_stream.MAX_RECORD_BYTES` is rejected, naming file and
+offset), and its spans wait until the last file is read, since a trace's spans may come in any
+order and no export says when a trace is whole (in memory for a small input, on disk for a
+large one: :mod:`~trailcheck.ingest.span_store`); then the traces are assembled one at a time.
+Per-record files are streamed.
 
 ``ids`` says how OTLP/JSON files write trace and span ids (hex, as OTLP/JSON does, or base64,
 as protobuf-to-JSON tools do); it holds for every OTLP/JSON file of the import and for no other
@@ -22,12 +26,13 @@ format (:func:`~trailcheck.ingest.formats.reading_ids`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from trailcheck.errors import InputError
-from trailcheck.ingest.complete_traces import assemble_complete_traces
+from trailcheck.ingest.complete_traces import complete_traces
 from trailcheck.ingest.formats import (
     TraceFormat,
     detect_format,
@@ -36,9 +41,17 @@ from trailcheck.ingest.formats import (
     refuse_empty,
     skip_byte_order_mark,
 )
-from trailcheck.ingest.log_join import LogTally, join_log_events
-from trailcheck.ingest.records import ImportItem, RawSpan, Rejection, SpanItem
-from trailcheck.ingest.span_pool import SpanPool, pool_spans
+from trailcheck.ingest.log_join import LogTally
+from trailcheck.ingest.records import (
+    IgnoredLogs,
+    ImportItem,
+    LogEvent,
+    RawSpan,
+    Rejection,
+    SpanItem,
+)
+from trailcheck.ingest.span_pool import PooledSpans
+from trailcheck.ingest.span_store import SpanStore, open_span_store
 from trailcheck.ingest.transport.otlp_ids import IdEncoding
 from trailcheck.ingest.unread import UNREAD_METADATA_KEY
 from trailcheck.trace import Trace
@@ -142,81 +155,108 @@ def iter_import(
     """
     resolved = [(path, reading_ids(_resolve_format(path, format_name), ids)) for path in paths]
     first_seen: dict[str, str] = {}
-    pooled: list[SpanItem] = []
-    span_files: list[str] = []
-    for path, fmt in resolved:
-        source = str(path)
-        summary.formats[source] = fmt.name
-        with path.open("rb") as stream:
-            skip_byte_order_mark(stream)
-            if fmt.read_spans is not None:
-                span_files.append(source)
-                pooled.extend(fmt.read_spans(stream, source))
-                continue
-            for item in fmt.read(stream, source):
-                if isinstance(item, Trace):
-                    summary.spans += len(item.spans)
-                accepted = _accept(item, source, first_seen, summary)
-                if accepted is None:
-                    summary.rejected += 1
-                else:
-                    yield accepted
-    if span_files:
-        files = ", ".join(span_files)
-        yield from _pooled_traces(pooled, files, first_seen, summary, keep_incomplete)
+    span_bytes = sum(path.stat().st_size for path, fmt in resolved if fmt.read_spans)
+    with ExitStack() as cleanup:
+        pooled: _PooledRead | None = None
+        for path, fmt in resolved:
+            source = str(path)
+            summary.formats[source] = fmt.name
+            with path.open("rb") as stream:
+                skip_byte_order_mark(stream)
+                if fmt.read_spans is not None:
+                    if pooled is None:
+                        pooled = _PooledRead(open_span_store(span_bytes))
+                        cleanup.callback(pooled.store.close)
+                    pooled.read(fmt.read_spans(stream, source), source, summary)
+                    continue
+                for item in fmt.read(stream, source):
+                    if isinstance(item, Trace):
+                        summary.spans += len(item.spans)
+                    accepted = _accept(item, source, first_seen, summary)
+                    if accepted is None:
+                        summary.rejected += 1
+                    else:
+                        yield accepted
+        if pooled is not None:
+            yield from _pooled_traces(pooled, first_seen, summary, keep_incomplete)
+
+
+@dataclass(slots=True)
+class _PooledRead:
+    """The span-based files of an import as they are read: their spans and log events stored
+    until every file is read (:mod:`~trailcheck.ingest.span_store`), their Rejections in input
+    order."""
+
+    store: SpanStore
+    files: list[str] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+
+    def read(self, items: Iterable[SpanItem], source: str, summary: ImportSummary) -> None:
+        """Take in the items of one file, counting the spans read, the rejected parts that name
+        no trace, and the log records set aside."""
+        self.files.append(source)
+        for item in items:
+            if isinstance(item, RawSpan):
+                if item.source is None:
+                    item.source = source
+                self.store.add_span(item)
+                summary.spans += 1
+            elif isinstance(item, LogEvent):
+                self.store.add_log(item)
+            elif isinstance(item, IgnoredLogs):
+                summary.logs.other += item.other
+                summary.logs.unlinked += item.unlinked
+            else:
+                self.rejections.append(item)
+                if item.trace_id is None:
+                    summary.untraced += 1
 
 
 def _pooled_traces(
-    items: list[SpanItem],
-    files: str,
-    first_seen: dict[str, str],
-    summary: ImportSummary,
-    keep_incomplete: bool,
+    pooled: _PooledRead, first_seen: dict[str, str], summary: ImportSummary, keep_incomplete: bool
 ) -> Iterator[Trace]:
-    """The traces of the span-based files, assembled together, with the GenAI log events of
-    any of them joined to their spans."""
-    trace_ids = _count_read(items, summary)
-    pool = pool_spans(join_log_events(items, summary.logs), files)
-    summary.rejected += sum(len(copies) for copies in pool.copies.values())
-    for item in assemble_complete_traces(pool.items, files, keep_incomplete=keep_incomplete):
+    """The traces of the span-based files, assembled together one at a time, with the GenAI log
+    events of any of them joined to their spans."""
+    store = pooled.store
+    store.finish()
+    summary.logs.joined, summary.logs.unjoined = store.joined_logs()
+    named = {r.trace_id for r in pooled.rejections if r.trace_id is not None}
+    read = store.trace_count() + sum(not store.holds_trace(trace_id) for trace_id in named)
+    pool = PooledSpans(store)
+    found = pool.findings()
+    summary.rejected += sum(len(copies) for copies in found.copies.values())
+    rejections = [*pooled.rejections, *found.refusals]
+    files = ", ".join(pooled.files)
+    imported = 0
+    for item in complete_traces(rejections, pool, files, keep_incomplete=keep_incomplete):
         if isinstance(item, Rejection):
             summary.rejections.append(item)
             continue
-        accepted = _accept(item, pool.sources[item.trace_id], first_seen, summary)
+        sources = pool.sources_of(item.trace_id)
+        where = first_seen.get(item.trace_id, sources)
+        # Pooled traces are one per id: only a per-record file's trace can come before.
+        accepted = _accept(item, sources, first_seen, summary, remember=False)
         summary.rejections.extend(
-            already_imported(copy, item.trace_id, first_seen[item.trace_id])
-            for copy in pool.copies.pop(item.trace_id, ())
+            already_imported(copy, item.trace_id, where)
+            for copy in found.copies.pop(item.trace_id, ())
         )
         if accepted is not None:
-            trace_ids.discard(accepted.trace_id)
+            imported += 1
             yield accepted
-    summary.rejected += len(trace_ids)
-    summary.rejections.extend(_copies_of_rejected_traces(pool))
+    summary.rejected += read - imported
+    summary.rejections.extend(_copies_of_rejected_traces(found.copies, pool))
 
 
-def _count_read(items: list[SpanItem], summary: ImportSummary) -> set[str]:
-    """Count the spans read and the rejected parts that name no trace; return the ids of the
-    traces read (those of the spans, and of the rejected parts that name their trace)."""
-    trace_ids: set[str] = set()
-    for item in items:
-        if isinstance(item, RawSpan):
-            summary.spans += 1
-            trace_ids.add(item.trace_id)
-        elif isinstance(item, Rejection) and item.trace_id is not None:
-            trace_ids.add(item.trace_id)
-        elif isinstance(item, Rejection):
-            summary.untraced += 1
-    return trace_ids
-
-
-def _copies_of_rejected_traces(pool: SpanPool) -> Iterator[Rejection]:
+def _copies_of_rejected_traces(
+    copies: dict[str, list[str]], pool: PooledSpans
+) -> Iterator[Rejection]:
     """For each copy of a trace that was not imported, why the copy was not imported either."""
-    for trace_id, copies in pool.copies.items():
-        for copy in copies:
+    for trace_id, files in copies.items():
+        for copy in files:
             yield Rejection(
                 copy,
                 f"trace {trace_id!r} not imported: its spans here repeat those in"
-                f" {pool.sources[trace_id]}, where it was rejected (see above)",
+                f" {pool.sources_of(trace_id)}, where it was rejected (see above)",
                 field="trace_id",
                 trace_id=trace_id,
             )
@@ -233,7 +273,12 @@ def already_imported(source: str, trace_id: str, where: str) -> Rejection:
 
 
 def _accept(
-    item: ImportItem, source: str, first_seen: dict[str, str], summary: ImportSummary
+    item: ImportItem,
+    source: str,
+    first_seen: dict[str, str],
+    summary: ImportSummary,
+    *,
+    remember: bool = True,
 ) -> Trace | None:
     if isinstance(item, Rejection):
         summary.rejections.append(item)
@@ -242,7 +287,8 @@ def _accept(
     if where is not None:
         summary.rejections.append(already_imported(source, item.trace_id, where))
         return None
-    first_seen[item.trace_id] = source
+    if remember:
+        first_seen[item.trace_id] = source
     summary.imported += 1
     if INCOMPLETE_KEY in item.metadata:
         summary.incomplete += 1

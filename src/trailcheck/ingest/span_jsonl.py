@@ -48,6 +48,7 @@ from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.ingest.transport.cut_json import readable_prefix, shown_strings
 from trailcheck.ingest.transport.json_records import first_line_record
 from trailcheck.ingest.transport.lost_spans import shown_spans
+from trailcheck.ingest.transport.record_stream import MAX_RECORD_BYTES, bounded_lines
 from trailcheck.json_text import JsonValueError, loads_json
 from trailcheck.trace import SpanEvent, StatusCode, Trace
 
@@ -77,11 +78,19 @@ def read_span_jsonl(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection
     return assemble_complete_traces(read_span_jsonl_spans(stream, source), source)
 
 
-def read_span_jsonl_spans(stream: BinaryIO, source: str) -> Iterator[RawSpan | Rejection]:
+def read_span_jsonl_spans(
+    stream: BinaryIO, source: str, *, limit: int = MAX_RECORD_BYTES
+) -> Iterator[RawSpan | Rejection]:
     """Every span of span-per-line JSONL, in line order (each carrying ``source`` and its line),
     or a Rejection for a malformed line; its ``trace_id`` names the trace that lost the span,
-    ``None`` when the line's trace id cannot be read."""
-    for line_number, line in enumerate(stream, start=1):
+    ``None`` when the line's trace id cannot be read. A line over ``limit`` bytes is not read:
+    a Rejection naming its line and offset
+    (:mod:`~trailcheck.ingest.transport.record_stream`)."""
+    for read in bounded_lines(stream, source, limit=limit):
+        if isinstance(read, Rejection):
+            yield read
+            continue
+        line_number, line = read.number, read.text
         if not line.strip():
             continue
         record: Any = None

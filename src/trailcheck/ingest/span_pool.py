@@ -15,56 +15,93 @@ Within one file a repeated span id stays what it was: a duplicate span, which re
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
-from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.ingest.log_join import join_log_events
+from trailcheck.ingest.records import LogEvent, RawSpan, Rejection
+from trailcheck.ingest.span_store import SpanStore
 
 # Span ids named in a Rejection for files that disagree about a trace.
 _NAMED_SPANS: Final = 3
 
 
 @dataclass(slots=True)
-class SpanPool:
-    """What :func:`pool_spans` found. ``items`` are to be assembled together (the Rejections of
-    reading, and the spans of every trace that is not refused); ``sources`` names, per trace, the
-    files its spans come from; ``copies`` the files that only repeat a trace's spans."""
+class PoolFindings:
+    """What pooling found across the traces: ``refusals`` of traces the files disagree about,
+    and per trace, the files that only repeat its spans (``copies``)."""
 
-    items: list[RawSpan | Rejection] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)
+    refusals: list[Rejection] = field(default_factory=list)
     copies: dict[str, list[str]] = field(default_factory=dict)
 
 
-def pool_spans(items: Iterable[RawSpan | Rejection], default_source: str) -> SpanPool:
-    """The spans and Rejections of several files, pooled by the rules of the module docstring.
-    A span without a ``source`` counts as from ``default_source``."""
-    read = list(items)
-    parts: dict[str, dict[str, set[str]]] = {}
-    for item in read:
-        if isinstance(item, RawSpan):
-            file_parts = parts.setdefault(item.trace_id, {})
-            file_parts.setdefault(item.source or default_source, set()).add(item.span_id)
-    pool = SpanPool()
-    refusals: list[Rejection] = []
-    joined_parts: set[tuple[str, str]] = set()
-    for trace_id, file_parts in parts.items():
-        joined, copies, refusal = _split(trace_id, file_parts)
+class PooledSpans:
+    """The spans of several files, kept in a :class:`~trailcheck.ingest.span_store.SpanStore`,
+    pooled by the rules of the module docstring, trace by trace: a
+    :class:`~trailcheck.ingest.complete_traces.SpanGroups` whose traces hold the spans of the
+    files that make them up, each with the GenAI log events that name it joined
+    (:mod:`~trailcheck.ingest.log_join`). A trace the files disagree about holds none."""
+
+    def __init__(self, store: SpanStore) -> None:
+        self._store = store
+
+    def findings(self) -> PoolFindings:
+        """The refusals and copies of every trace, in order of its first span."""
+        found = PoolFindings()
+        for trace_id, parts in self._store.trace_parts():
+            _, copies, refusal = _split(trace_id, _file_parts(parts))
+            if refusal is not None:
+                found.refusals.append(refusal)
+            elif copies:
+                found.copies[trace_id] = copies
+        return found
+
+    def sources_of(self, trace_id: str) -> str:
+        """The files whose spans make up the trace."""
+        return ", ".join(_split(trace_id, _file_parts(self._store.parts_of(trace_id)))[0])
+
+    def spans_of(self, trace_id: str) -> list[RawSpan]:
+        return self._pooled(trace_id, *self._store.trace(trace_id))
+
+    def sizes(self) -> Iterator[tuple[str, int]]:
+        for trace_id, parts in self._store.trace_parts():
+            joined, _, refusal = _split(trace_id, _file_parts(parts))
+            if refusal is None:
+                yield trace_id, sum(source in joined for source, _ in parts)
+
+    def groups(self) -> Iterator[list[RawSpan]]:
+        for trace_id, spans, logs in self._store.traces():
+            pooled = self._pooled(trace_id, spans, logs)
+            if pooled:
+                yield pooled
+
+    def _pooled(self, trace_id: str, spans: list[RawSpan], logs: list[LogEvent]) -> list[RawSpan]:
+        if not spans:
+            return []
+        if logs:
+            # Joined to copies (a trace may be read twice), counted for the whole input apart.
+            spans = [dataclasses.replace(span, events=list(span.events)) for span in spans]
+            join_log_events([*spans, *logs])
+        parts = [(_source(span), span.span_id) for span in spans]
+        joined, _, refusal = _split(trace_id, _file_parts(parts))
         if refusal is not None:
-            refusals.append(refusal)
-            continue
-        joined_parts.update((trace_id, source) for source in joined)
-        pool.sources[trace_id] = ", ".join(joined)
-        if copies:
-            pool.copies[trace_id] = copies
-    for item in read:
-        if (
-            isinstance(item, Rejection)
-            or (item.trace_id, item.source or default_source) in joined_parts
-        ):
-            pool.items.append(item)
-    pool.items.extend(refusals)
-    return pool
+            return []
+        return [span for span in spans if _source(span) in joined]
+
+
+def _source(span: RawSpan) -> str:
+    assert span.source is not None  # the spill holds only spans that name their file
+    return span.source
+
+
+def _file_parts(parts: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """The span ids of a trace per file, the files in order of their first span of it."""
+    file_parts: dict[str, set[str]] = {}
+    for source, span_id in parts:
+        file_parts.setdefault(source, set()).add(span_id)
+    return file_parts
 
 
 def _split(

@@ -3,14 +3,19 @@ any OpenTelemetry exporter sends agent spans, and the GenAI log records that car
 messages, straight to trailcheck.
 
 A request to either is checked in this order, each refusal storing nothing: the bearer token
-(401), the Content-Type and Content-Encoding (415), the declared and the received size (413),
-gunzip within the same limit (413; 400 when it is not gzip), and the decoded spans or GenAI log
-records (400 naming the span or record and field); a store that fails is a 503, which exporters
-retry. Accepted spans and log records are written as pending rows, and the 200 is sent only
-after the store returned. At startup the app sweeps once, completing what an earlier process
-accepted, and then every ``sweep_interval_s`` seconds in the background (see
-:mod:`trailcheck.serve.sweep`): a trace that fails is quarantined and the others go on, and a
-sweep that fails as a whole is logged and tried again, so the background sweep never dies.
+(401), the Content-Type and Content-Encoding (415), the declared size (413), admission (503 with
+``Retry-After`` when the uploads in flight are at their cap: :mod:`trailcheck.serve.admission`),
+the received size (413), the body's pace (408 when it is overdue), gunzip within the same limit
+(413; 400 when it is not gzip), and the decoded spans or GenAI log records (400 naming the span
+or record and field); a store that fails is a 503, which exporters retry. A client that leaves
+mid-body is one warning line, with its address and the bytes read. Accepted spans and log
+records are written as pending rows, and the 200 is sent only after the store returned. At
+startup the app sweeps once, completing what an earlier process accepted, and then every
+``sweep_interval_s`` seconds in the background (see :mod:`trailcheck.serve.sweep`): a trace that
+fails is quarantined and the others go on, and a sweep that fails as a whole is logged and tried
+again, so the background sweep never dies. Beside it, every ``watch_interval_s`` seconds, the
+uploads whose bodies are overdue are cut off, and when none is in flight after a burst, the
+heap's freed memory is given back to the system (:mod:`trailcheck.serve.heap`).
 """
 
 from __future__ import annotations
@@ -25,20 +30,28 @@ from typing import Any, Final
 from fastapi import FastAPI, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from trailcheck.serve.admission import DEFAULT_WATCH_INTERVAL_S, Admission
 from trailcheck.serve.body import (
     BodyEncoding,
     body_encoding,
     check_declared_length,
     gunzip_capped,
     is_gzip,
-    read_capped,
 )
+from trailcheck.serve.heap import HeapTrim
 from trailcheck.serve.intake import Accepted, Intake
 from trailcheck.serve.pending import PendingSpanStore
 from trailcheck.serve.receive import logs_response, receive_logs, receive_traces, trace_response
 from trailcheck.serve.refusal import RequestRefused
 from trailcheck.serve.responses import export_response, refusal_response
 from trailcheck.serve.security import check_bearer
+from trailcheck.serve.upload import (
+    ClientLeft,
+    HttpUpload,
+    UploadCutOff,
+    admitted_upload,
+    cut_off_response,
+)
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT_S",
@@ -69,12 +82,19 @@ def create_app(
     settle_s: float = DEFAULT_SETTLE_S,
     sweep_interval_s: float | None = DEFAULT_SWEEP_INTERVAL_S,
     clock: Callable[[], int] = time.time_ns,
+    admission: Admission | None = None,
+    watch_interval_s: float | None = DEFAULT_WATCH_INTERVAL_S,
 ) -> FastAPI:
     """The ingest app over ``store``. ``clock`` gives nanoseconds since the epoch (received
     times, the settle time and the idle timeout); ``sweep_interval_s=None`` leaves sweeping
-    after startup to the caller (``app.state.intake.sweep()``)."""
+    after startup to the caller (``app.state.intake.sweep()``). ``admission`` is what it admits
+    at once (default: :class:`~trailcheck.serve.admission.UploadLimits`' defaults), shared with
+    a gRPC receiver beside it; ``watch_interval_s=None`` leaves cutting off overdue bodies to
+    the caller (``app.state.admission.cut_off_overdue()``)."""
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be at least 1, got {max_body_bytes}")
+    admission = admission or Admission()
+    admission.limits.check_body_limit(max_body_bytes)
     for name, seconds in (("idle_timeout_s", idle_timeout_s), ("settle_s", settle_s)):
         if seconds < 0:
             raise ValueError(f"{name} must not be negative, got {seconds}")
@@ -84,21 +104,33 @@ def create_app(
         clock=clock,
         settle_ns=round(settle_s * _NS_PER_S),
     )
-    app = FastAPI(title="trailcheck OTLP/HTTP ingest", lifespan=_sweeping(intake, sweep_interval_s))
+    lifespan = _background(intake, sweep_interval_s, admission, watch_interval_s)
+    app = FastAPI(title="trailcheck OTLP/HTTP ingest", lifespan=lifespan)
     app.state.intake = intake
+    app.state.admission = admission
 
     async def export(request: Request, receive: Receive, respond: Respond) -> Response:
+        peer = _peer(request)
         try:
             check_bearer(request.headers.get("authorization"), token)
             encoding = body_encoding(request.headers.get("content-type"))
             gzipped = is_gzip(request.headers.get("content-encoding"))
-            check_declared_length(request.headers.get("content-length"), max_body_bytes)
-            body = await read_capped(request.stream(), max_body_bytes)
-            accepted = await run_in_threadpool(
-                _accept, receive, intake, body, encoding, gzipped, max_body_bytes
-            )
+            declared = request.headers.get("content-length")
+            check_declared_length(declared, max_body_bytes)
+            size = None if declared is None else int(declared)
+            async with admitted_upload(admission, peer, size) as upload:
+                body = await upload.read(request.receive, max_body_bytes)
+                accepted = await run_in_threadpool(
+                    _accept, receive, intake, body, encoding, gzipped, max_body_bytes, upload
+                )
         except RequestRefused as refusal:
             return refusal_response(refusal)
+        except UploadCutOff as cut:
+            logger.warning("%s from %s: %s; nothing was stored", request.url.path, peer, cut)
+            return cut_off_response(cut)
+        except ClientLeft as left:
+            logger.warning("%s from %s: %s; nothing was stored", request.url.path, peer, left)
+            return Response(status_code=400)  # never sent: there is no one to send it to
         return export_response(encoding, respond(accepted))
 
     @app.post("/v1/traces")
@@ -117,24 +149,36 @@ Receive = Callable[[Intake, bytes, BodyEncoding], Accepted]
 Respond = Callable[[Accepted], Any]
 
 
-def _sweeping(
-    intake: Intake, interval_s: float | None
+def _peer(request: Request) -> str:
+    """The client's ``host:port``, as the log names it."""
+    client = request.client
+    return f"{client.host}:{client.port}" if client is not None else "an unknown peer"
+
+
+def _background(
+    intake: Intake,
+    sweep_interval_s: float | None,
+    admission: Admission,
+    watch_interval_s: float | None,
 ) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
-    """The app's lifespan: a sweep at startup, then one every ``interval_s`` (None: none)."""
+    """The app's lifespan: a sweep at startup, then one every ``sweep_interval_s``, and the
+    watch over the uploads every ``watch_interval_s`` (None: not that one)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await _sweep_once(intake)
-        sweeper = None
-        if interval_s is not None:
-            sweeper = asyncio.create_task(_sweep_forever(intake, interval_s))
+        tasks = []
+        if sweep_interval_s is not None:
+            tasks.append(asyncio.create_task(_sweep_forever(intake, sweep_interval_s)))
+        if watch_interval_s is not None:
+            tasks.append(asyncio.create_task(_watch_forever(admission, watch_interval_s)))
         try:
             yield
         finally:
-            if sweeper is not None:
-                sweeper.cancel()
+            for task in tasks:
+                task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await sweeper
+                    await task
 
     return lifespan
 
@@ -146,11 +190,16 @@ def _accept(
     encoding: BodyEncoding,
     gzipped: bool,
     max_body_bytes: int,
+    upload: HttpUpload,
 ) -> Accepted:
     """Gunzip, decode and store, off the event loop (each may take a while on a big body); a
-    store that fails is a 503, which OTLP exporters retry (:mod:`trailcheck.serve.receive`)."""
+    store that fails is a 503, which OTLP exporters retry (:mod:`trailcheck.serve.receive`).
+    The gunzipped bytes are held beside the body: the upload reserves both (503 if they do not
+    fit)."""
     if gzipped:
-        body = gunzip_capped(body, max_body_bytes)
+        payload = gunzip_capped(body, max_body_bytes)
+        upload.admission.reserve(upload.upload, len(body) + len(payload))
+        body = payload
     return receive(intake, body, encoding)
 
 
@@ -171,3 +220,18 @@ async def _sweep_forever(intake: Intake, interval_s: float) -> None:
     while True:
         await asyncio.sleep(interval_s)
         await _sweep_once(intake)
+
+
+async def _watch_forever(admission: Admission, interval_s: float) -> None:
+    """Every ``interval_s`` seconds, cut off the overdue uploads (HTTP and gRPC alike; each is
+    logged where its body was being read) and, when none is in flight, trim the heap if it
+    grew (off the event loop: a trim of a large heap takes a while)."""
+    trim = HeapTrim()
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            admission.cut_off_overdue()
+            if not admission.uploads:
+                await run_in_threadpool(trim)
+        except Exception:
+            logger.exception("watching the uploads in flight failed; trying again")

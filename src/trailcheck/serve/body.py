@@ -4,7 +4,8 @@ The limit applies three times: to the declared ``Content-Length`` (refused befor
 read), to the bytes actually received (a sender may declare nothing, or lie), and to the bytes
 that gzip decompression yields. Decompression streams with a cap on its output, so a small
 "gzip bomb" that would expand to gigabytes is refused after ``max_bytes + 1`` bytes of output,
-never held in memory whole. Concatenated gzip members (RFC 1952 allows them) are all read.
+never held in memory whole. Concatenated gzip members (RFC 1952 allows them) are all read, in
+one pass over the body however many there are; a body of none (no bytes) is an empty request.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ _MEDIA_TYPES: Final[dict[str, BodyEncoding]] = {
 }
 _GZIP_WINDOW: Final = 16 + zlib.MAX_WBITS  # zlib's flag for a gzip header and trailer
 _IDENTITY: Final = frozenset({"", "identity"})
+# The first piece of a gzip member fed to zlib, and the largest: a member is at least 20 bytes.
+_FIRST_PIECE: Final = 64
+_LARGEST_PIECE: Final = 1 << 20
 
 
 def body_encoding(content_type: str | None) -> BodyEncoding:
@@ -95,23 +99,37 @@ async def read_capped(chunks: AsyncIterable[bytes], max_bytes: int) -> bytes:
 
 def gunzip_capped(data: bytes, max_bytes: int) -> bytes:
     """The decompressed bytes of a gzip body, refused with 413 past ``max_bytes`` of output and
-    with 400 when the body is not (whole) gzip."""
+    with 400 when the body is not (whole) gzip. A body of no bytes is a series of no members: an
+    empty request, as a body of no bytes without gzip is."""
     output = bytearray()
-    remaining = data
+    body = memoryview(data)
+    position = 0
+    while position < len(body):
+        position = _inflate_member(body, position, output, max_bytes)
+    return bytes(output)
+
+
+def _inflate_member(body: memoryview, position: int, output: bytearray, max_bytes: int) -> int:
+    """Inflate the gzip member that starts at ``position`` onto ``output``; where it ends.
+
+    zlib copies what it is given past a member's end (``unused_data``), so the member is fed in
+    pieces of :data:`_FIRST_PIECE` bytes, doubling while it goes on (to :data:`_LARGEST_PIECE`):
+    the copy is never longer than ``_FIRST_PIECE`` plus the member itself, and a body of many
+    members is read once, not once more per member. The pieces are views, never copies."""
+    inflater = zlib.decompressobj(_GZIP_WINDOW)
+    size = _FIRST_PIECE
     while True:
-        inflater = zlib.decompressobj(_GZIP_WINDOW)
-        pending = remaining
-        while not inflater.eof:
-            try:
-                chunk = inflater.decompress(pending, max_bytes + 1 - len(output))
-            except zlib.error as error:
-                raise RequestRefused(BAD_REQUEST, f"the gzip body is not valid: {error}") from None
-            output += chunk
-            if len(output) > max_bytes:
-                raise _too_large("the body after gunzip", max_bytes)
-            pending = inflater.unconsumed_tail
-            if not chunk and not pending:
-                raise RequestRefused(BAD_REQUEST, "the gzip body is truncated before its end")
-        remaining = inflater.unused_data
-        if not remaining:
-            return bytes(output)
+        piece = body[position : position + size]
+        if not piece:
+            raise RequestRefused(BAD_REQUEST, "the gzip body is truncated before its end")
+        try:
+            output += inflater.decompress(piece, max_bytes + 1 - len(output))
+        except zlib.error as error:
+            raise RequestRefused(BAD_REQUEST, f"the gzip body is not valid: {error}") from None
+        if len(output) > max_bytes:
+            raise _too_large("the body after gunzip", max_bytes)
+        # Under the cap zlib takes the whole piece, less what follows the member's end.
+        position += len(piece) - len(inflater.unconsumed_tail) - len(inflater.unused_data)
+        if inflater.eof:
+            return position
+        size = min(2 * size, _LARGEST_PIECE)

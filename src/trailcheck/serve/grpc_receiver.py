@@ -9,6 +9,12 @@ same :class:`~trailcheck.serve.intake.Intake` and decoders (:mod:`trailcheck.ser
   UNAUTHENTICATED;
 - a message over ``max_message_bytes`` (gRPC's max receive message length, which it applies to
   the message after decompression) is RESOURCE_EXHAUSTED, refused by gRPC before it is read;
+- a call is admitted by the :class:`~trailcheck.serve.admission.Admission` the HTTP app shares
+  before its message is read, reserving ``max_message_bytes`` until the message is in (gRPC
+  tells its size only then), or refused with UNAVAILABLE, which exporters retry; one whose
+  message is not whole within the body timeout is cancelled (the client sees CANCELLED). Each
+  handler thread serves one call, and gRPC refuses calls beyond them with RESOURCE_EXHAUSTED,
+  so none waits unadmitted;
 - a bad payload, a bad span, a span id twice or an unreadable GenAI log record is
   INVALID_ARGUMENT with the HTTP message, naming the span or record and field; a store that
   fails is UNAVAILABLE, which exporters retry;
@@ -19,7 +25,9 @@ same :class:`~trailcheck.serve.intake.Intake` and decoders (:mod:`trailcheck.ser
 The request reaches the handler as the bytes received, not parsed by gRPC: the generated
 ``add_TraceServiceServicer_to_server`` would parse it with ``FromString`` first, so a payload
 that is not protobuf would be an INTERNAL "Exception deserializing request" naming nothing, and
-every request would be parsed twice. gzip (and deflate) are undone by gRPC.
+every request would be parsed twice. gzip (and deflate) are undone by gRPC. The handler is
+client-streaming (the same call on the wire as a unary one), so that it runs, and the call is
+admitted and watched, before the message arrives; it takes exactly one message.
 
 Each OTLP signal is one :class:`OtlpService`: its gRPC service name and a function from request
 bytes to response bytes, :func:`trace_service` and :func:`logs_service`, served together as
@@ -29,7 +37,8 @@ shared. The receiver does not sweep: the HTTP app that runs beside it does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from typing import Any, Final
@@ -39,9 +48,10 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 from trailcheck.errors import UsageError
+from trailcheck.serve.admission import Admission, Upload
 from trailcheck.serve.intake import Intake
 from trailcheck.serve.receive import logs_response, receive_logs, receive_traces, trace_response
-from trailcheck.serve.refusal import RequestRefused
+from trailcheck.serve.refusal import BAD_REQUEST, RequestRefused
 from trailcheck.serve.security import check_bearer, check_bind
 
 __all__ = [
@@ -61,9 +71,12 @@ _LOGS_SERVICE: Final[str] = logs_service_pb2.DESCRIPTOR.services_by_name["LogsSe
 # What errors name as the source of a span, or log record, received over gRPC.
 GRPC_TRACE_SOURCE: Final = f"/{_TRACE_SERVICE}/{_EXPORT}"
 GRPC_LOGS_SOURCE: Final = f"/{_LOGS_SERVICE}/{_EXPORT}"
-_WORKERS: Final = 8
+# Handler threads beyond the uploads admitted at once, which answer the calls over the cap.
+_SPARE_WORKERS: Final = 8
 _STOP_GRACE_S: Final = 5.0
 _STATUS_CODES: Final = {code.value[0]: code for code in grpc.StatusCode}
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -127,21 +140,27 @@ def grpc_receiver(
     port: int,
     token: str | None,
     max_message_bytes: int,
+    admission: Admission | None = None,
 ) -> GrpcReceiver:
     """A receiver for ``services`` bound to ``host:port``; UsageError for a non-loopback
-    ``host`` without a token (before any socket is opened) or an address it cannot bind."""
+    ``host`` without a token (before any socket is opened) or an address it cannot bind.
+    ``admission`` is the one the HTTP app beside it uses (``app.state.admission``); its watch
+    runs in that app (default: one of its own, which nothing watches)."""
     check_bind(host, token)
     if max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be at least 1, got {max_message_bytes}")
-    workers = futures.ThreadPoolExecutor(_WORKERS, thread_name_prefix="trailcheck-grpc")
+    admission = admission or Admission()
+    admission.limits.check_body_limit(max_message_bytes)
+    threads = admission.limits.max_uploads + _SPARE_WORKERS
+    workers = futures.ThreadPoolExecutor(threads, thread_name_prefix="trailcheck-grpc")
     options = [
         ("grpc.max_receive_message_length", max_message_bytes),
         # A port another server holds is an error, not silently shared between the two.
         ("grpc.so_reuseport", 0),
     ]
-    server = grpc.server(workers, options=options)
+    server = grpc.server(workers, options=options, maximum_concurrent_rpcs=threads)
     for service in services:
-        handler = _export_handler(service.export, token)
+        handler = _export_handler(service, token, admission, max_message_bytes)
         server.add_generic_rpc_handlers(
             [grpc.method_handlers_generic_handler(service.name, {_EXPORT: handler})]
         )
@@ -160,18 +179,60 @@ def grpc_receiver(
 
 
 def _export_handler(
-    export: Callable[[bytes], bytes], token: str | None
+    service: OtlpService, token: str | None, admission: Admission, max_message_bytes: int
 ) -> grpc.RpcMethodHandler[Any, Any]:
-    """A unary handler taking and answering bytes; a refusal aborts with its gRPC code."""
+    """A handler taking one message of bytes and answering bytes, admitted before the message
+    is read; a refusal aborts with its gRPC code; a call cancelled before its message is whole
+    (by the watch or the client) is one warning line."""
+    source = f"/{service.name}/{_EXPORT}"
 
-    def handle(payload: bytes, context: grpc.ServicerContext) -> bytes:
+    def handle(requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
         try:
             check_bearer(_authorization(context), token)
-            return export(payload)
+            upload = admission.admit(
+                context.peer(), max_message_bytes, lambda: _cancel(context), counts_bytes=False
+            )
+            try:
+                payload = _one_message(requests, source, upload)
+                if payload is None:
+                    return b""  # never sent: the call is over
+                admission.reserve(upload, len(payload))
+                admission.received_whole(upload)
+                return service.export(payload)
+            finally:
+                admission.release(upload)
         except RequestRefused as refusal:
             context.abort(_STATUS_CODES[refusal.rpc_code], refusal.message)
 
-    return grpc.unary_unary_rpc_method_handler(handle)
+    return grpc.stream_unary_rpc_method_handler(handle)
+
+
+def _cancel(context: grpc.ServicerContext) -> None:
+    context.cancel()
+
+
+def _one_message(requests: Iterator[bytes], source: str, upload: Upload) -> bytes | None:
+    """The call's one request message; RequestRefused (INVALID_ARGUMENT) for none or more;
+    None, logged in one line, when the call was cancelled before it was whole (by the watch or
+    by the client)."""
+    try:
+        payload = next(requests, None)
+        more = payload is not None and next(requests, None) is not None
+    except grpc.RpcError:
+        why = f"cut off: {upload.cut_reason}" if upload.cut_reason else "cancelled by the client"
+        logger.warning(
+            "%s from %s: the call was %s before its message was whole; nothing was stored",
+            source,
+            upload.peer,
+            why,
+        )
+        return None
+    if payload is None or more:
+        count = "none" if payload is None else "more than one"
+        raise RequestRefused(
+            BAD_REQUEST, f"an Export call carries one request message, not {count}"
+        )
+    return payload
 
 
 def _authorization(context: grpc.ServicerContext) -> str | None:

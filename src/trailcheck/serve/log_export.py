@@ -25,7 +25,8 @@ from trailcheck.ingest.transport.otlp_logs import (
     decode_otlp_logs_json,
     decode_otlp_logs_proto,
 )
-from trailcheck.ingest.transport.otlp_proto import decode_otlp_proto_spans, holds_log_records
+from trailcheck.ingest.transport.otlp_proto import decode_otlp_proto_spans
+from trailcheck.ingest.transport.otlp_record_kind import first_record_kind
 from trailcheck.serve.body import BodyEncoding
 from trailcheck.serve.refusal import BAD_REQUEST, RequestRefused
 
@@ -76,10 +77,12 @@ def _proto_items(body: bytes, source: str) -> Iterable[LogItem]:
 
 
 def _holds_spans(body: bytes, source: str) -> bool:
-    """Whether the bytes are an ``ExportTraceServiceRequest`` with a span in it: they do not
-    start as log records do, and a span decodes from them (a log record never does: it writes
-    no trace id where a span has one)."""
-    if holds_log_records(body):
+    """Whether the bytes are an ``ExportTraceServiceRequest`` with a span in it: their first
+    record starts as a span does (told in one pass by protobuf's parser, never by a walk in
+    Python), and a span decodes from them (a log record never does: it writes no trace id where
+    a span has one). Bytes that are not whole protobuf hold no span, the trace request not
+    parsing from them either: the logs decoder says what is wrong with them."""
+    if first_record_kind(body) != "span":
         return False
     return any(isinstance(item, RawSpan) for item in decode_otlp_proto_spans(body, source))
 

@@ -17,11 +17,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from itertools import islice
+from typing import Any, BinaryIO, Final
 
 import orjson
 
 from trailcheck.ingest.records import Rejection
+from trailcheck.ingest.transport.record_stream import (
+    MAX_RECORD_BYTES,
+    Line,
+    bounded_lines,
+    oversized_record,
+    remaining_bytes,
+)
 from trailcheck.json_text import (
     JsonValueError,
     check_json,
@@ -136,20 +144,91 @@ def _json_lines_or_broken_document(
         yield from reject(broken, data)
         return
     for index, (number, text) in enumerate(lines):
-        try:
-            value = loads_json(text)
-        except orjson.JSONDecodeError as error:
-            broken = Rejection(
-                source,
-                f"not valid JSON: {error.msg} (at character {error.pos + 1} of the line)",
-                line=number,
+        yield from _line_record(text, number, index, source, reject)
+
+
+def _line_record(
+    text: bytes, number: int, index: int, source: str, reject: RejectBroken
+) -> Iterable[JsonRecord | Rejection]:
+    """The record on line ``number`` of JSON Lines, the ``index``-th non-blank one."""
+    try:
+        value = loads_json(text)
+    except orjson.JSONDecodeError as error:
+        broken = Rejection(
+            source,
+            f"not valid JSON: {error.msg} (at character {error.pos + 1} of the line)",
+            line=number,
+        )
+        return reject(broken, text)
+    except JsonValueError as error:
+        return (_refused(source, number, error),)
+    return (JsonRecord(value, index, "", _fixed_line(number)),)
+
+
+def read_json_file_records(
+    stream: BinaryIO,
+    source: str,
+    *,
+    array_is_one_record: Callable[[list[Any]], bool],
+    reject_broken: RejectBroken | None = None,
+    limit: int = MAX_RECORD_BYTES,
+) -> Iterator[JsonRecord | Rejection]:
+    """:func:`read_json_records` of a file from where ``stream`` is, holding at most one record
+    (``limit`` bytes) in memory. A file of up to ``limit`` bytes is read whole, by the same rule.
+    A larger one cannot be one document that is read: it is JSON Lines, read line by line (a
+    line over ``limit`` is a Rejection naming its line and offset), when its first or second
+    non-blank line is a whole JSON object or array, as the rule has it; otherwise it is one
+    Rejection, naming the document's offset and size and asking for JSON Lines."""
+    start = stream.tell()
+    if stream.read(len(_UTF8_BOM)) != _UTF8_BOM:
+        stream.seek(start)
+    size = remaining_bytes(stream)
+    if size <= limit:
+        yield from read_json_records(
+            stream.read(),
+            source,
+            array_is_one_record=array_is_one_record,
+            reject_broken=reject_broken,
+        )
+        return
+    start = stream.tell()
+    firsts = list(islice(_content_lines(bounded_lines(stream, source, limit=limit)), 2))
+    stream.seek(start)
+    if not any(isinstance(first, Line) and _is_json_container(first.text) for first in firsts):
+        yield _oversized_document(source, firsts[0], start, size, limit)
+        return
+    reject = reject_broken or _as_is
+    lines = _content_lines(bounded_lines(stream, source, limit=limit))
+    for index, line in enumerate(lines):
+        if isinstance(line, Rejection):
+            yield line
+        else:
+            yield from _line_record(
+                line.text.removesuffix(b"\n"), line.number, index, source, reject
             )
-            yield from reject(broken, text)
-            continue
-        except JsonValueError as error:
-            yield _refused(source, number, error)
-            continue
-        yield JsonRecord(value, index, "", _fixed_line(number))
+
+
+def _oversized_document(
+    source: str, first: Line | Rejection, start: int, size: int, limit: int
+) -> Rejection:
+    """The Rejection of a file over the bound that is not JSON Lines: one document, from its
+    first non-blank line (a file over the bound is not blank) to the end."""
+    line, offset = (first.number, first.offset) if isinstance(first, Line) else (first.line, start)
+    return oversized_record(
+        source,
+        what="a JSON document",
+        offset=offset,
+        size=size - (offset - start),
+        limit=limit,
+        line=line,
+        advice="; a file this large is read as JSON Lines: write one document per line (as the"
+        " OpenTelemetry Collector's file exporter does)",
+    )
+
+
+def _content_lines(lines: Iterable[Line | Rejection]) -> Iterator[Line | Rejection]:
+    """The lines that are not blank (a line over the bound, not read, is not blank)."""
+    return (line for line in lines if isinstance(line, Rejection) or line.text.strip())
 
 
 def _is_json_container(text: bytes) -> bool:

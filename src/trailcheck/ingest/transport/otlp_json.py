@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO, Final
 
 from trailcheck.errors import RecordError
@@ -51,7 +51,12 @@ from trailcheck.ingest.transport.cut_json import (
     readable_prefix,
     shown_strings,
 )
-from trailcheck.ingest.transport.json_records import JsonRecord, read_json_records
+from trailcheck.ingest.transport.json_records import (
+    JsonRecord,
+    RejectBroken,
+    read_json_file_records,
+    read_json_records,
+)
 from trailcheck.ingest.transport.lost_spans import lost_spans, shown_spans
 from trailcheck.ingest.transport.otel_attributes import event_attributes
 from trailcheck.ingest.transport.otlp_ids import IdEncoding, hint_once, json_id
@@ -70,6 +75,7 @@ from trailcheck.ingest.transport.otlp_values import (
     status_code,
     storable_time,
 )
+from trailcheck.ingest.transport.record_stream import MAX_RECORD_BYTES
 from trailcheck.trace import SpanEvent
 
 __all__ = [
@@ -102,10 +108,16 @@ def looks_like_otlp_json(head: bytes) -> bool:
 
 
 def read_otlp_json_items(
-    stream: BinaryIO, source: str, *, ids: IdEncoding = "hex"
+    stream: BinaryIO, source: str, *, ids: IdEncoding = "hex", limit: int = MAX_RECORD_BYTES
 ) -> Iterator[SpanItem]:
-    """The spans and GenAI log events of an OTLP/JSON file: :func:`decode_otlp_json_items`."""
-    return decode_otlp_json_items(stream.read(), source, ids=ids)
+    """The spans and GenAI log events of an OTLP/JSON file, as :func:`decode_otlp_json_items`
+    gives them for its bytes, holding one record at a time: a file over ``limit`` bytes is read
+    line by line as JSON Lines, or refused as one document too large to read
+    (:func:`~trailcheck.ingest.transport.json_records.read_json_file_records`)."""
+    records = read_json_file_records(
+        stream, source, array_is_one_record=_always, reject_broken=_rejecter(ids), limit=limit
+    )
+    return hint_once(_decode_records(records, source, logs=True, ids=ids))
 
 
 def decode_otlp_json_spans(
@@ -133,14 +145,19 @@ def decode_otlp_json_items(
 
 
 def _decode(data: bytes, source: str, *, logs: bool, ids: IdEncoding) -> Iterator[SpanItem]:
-    return hint_once(_decode_records(data, source, logs=logs, ids=ids))
-
-
-def _decode_records(data: bytes, source: str, *, logs: bool, ids: IdEncoding) -> Iterator[SpanItem]:
-    reject_broken = functools.partial(_broken_part, ids=ids)
     records = read_json_records(
-        data, source, array_is_one_record=_always, reject_broken=reject_broken
+        data, source, array_is_one_record=_always, reject_broken=_rejecter(ids)
     )
+    return hint_once(_decode_records(records, source, logs=logs, ids=ids))
+
+
+def _rejecter(ids: IdEncoding) -> RejectBroken:
+    return functools.partial(_broken_part, ids=ids)
+
+
+def _decode_records(
+    records: Iterable[JsonRecord | Rejection], source: str, *, logs: bool, ids: IdEncoding
+) -> Iterator[SpanItem]:
     for record in records:
         if isinstance(record, Rejection):
             yield record

@@ -51,7 +51,12 @@ from trailcheck.trace import SpanEvent, semconv
 
 LogItem = LogEvent | IgnoredLogs | Rejection
 
-__all__ = ["LogItem", "decode_otlp_logs_json", "decode_otlp_logs_proto"]
+__all__ = [
+    "LogItem",
+    "decode_otlp_logs_json",
+    "decode_otlp_logs_proto",
+    "decode_resource_logs_proto",
+]
 
 
 def decode_otlp_logs_proto(data: bytes, source: str) -> Iterator[LogItem]:
@@ -63,14 +68,28 @@ def decode_otlp_logs_proto(data: bytes, source: str) -> Iterator[LogItem]:
         return
     ignored = IgnoredLogs(source)
     for r_index, resource_logs in enumerate(request.resource_logs):
-        for s_index, scope_logs in enumerate(resource_logs.scope_logs):
-            for index, record in enumerate(scope_logs.log_records):
-                path = f"resourceLogs[{r_index}].scopeLogs[{s_index}].logRecords[{index}]"
-                item = _proto_record(record, path, source)
-                if isinstance(item, IgnoredLogs):
-                    ignored = _add(ignored, item)
-                else:
-                    yield item
+        for item in decode_resource_logs_proto(resource_logs, r_index, source):
+            if isinstance(item, IgnoredLogs):
+                ignored = _add(ignored, item)
+            else:
+                yield item
+    if ignored.other or ignored.unlinked:
+        yield ignored
+
+
+def decode_resource_logs_proto(resource_logs: Any, r_index: int, source: str) -> Iterator[LogItem]:
+    """The GenAI events of ``resourceLogs[r_index]`` of a protobuf export (a parsed
+    ``ResourceLogs``), and, last, one count of the rest (a file read record by record:
+    :mod:`~trailcheck.ingest.transport.proto_stream`)."""
+    ignored = IgnoredLogs(source)
+    for s_index, scope_logs in enumerate(resource_logs.scope_logs):
+        for index, record in enumerate(scope_logs.log_records):
+            path = f"resourceLogs[{r_index}].scopeLogs[{s_index}].logRecords[{index}]"
+            item = _proto_record(record, path, source)
+            if isinstance(item, IgnoredLogs):
+                ignored = _add(ignored, item)
+            else:
+                yield item
     if ignored.other or ignored.unlinked:
         yield ignored
 

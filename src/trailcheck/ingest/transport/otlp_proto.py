@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any, BinaryIO, Final
+from typing import Any, Final
 
 # protobuf ships no type stubs, and pyproject only waives them for opentelemetry.proto.*.
 from google.protobuf.message import DecodeError
@@ -27,6 +27,7 @@ from trailcheck.ingest.transport.otel_attributes import event_attributes
 from trailcheck.ingest.transport.otlp_ids import bytes_id
 from trailcheck.ingest.transport.otlp_json import looks_like_otlp_json
 from trailcheck.ingest.transport.otlp_logs import decode_otlp_logs_proto
+from trailcheck.ingest.transport.otlp_record_kind import first_record_kind
 from trailcheck.ingest.transport.otlp_values import (
     PROTO_SYNTAX,
     SPAN_ID_BYTES,
@@ -43,9 +44,9 @@ from trailcheck.trace import SpanEvent
 __all__ = [
     "decode_otlp_proto_items",
     "decode_otlp_proto_spans",
+    "decode_resource_spans",
     "holds_log_records",
     "looks_like_otlp_proto",
-    "read_otlp_proto_items",
 ]
 
 # Protobuf tags (field number << 3 | wire type 2, length-delimited): ExportTraceServiceRequest has
@@ -74,11 +75,6 @@ def looks_like_otlp_proto(head: bytes) -> bool:
     return True
 
 
-def read_otlp_proto_items(stream: BinaryIO, source: str) -> Iterator[SpanItem]:
-    """The spans, or GenAI log events, of a protobuf file: :func:`decode_otlp_proto_items`."""
-    return decode_otlp_proto_items(stream.read(), source)
-
-
 def decode_otlp_proto_items(data: bytes, source: str) -> Iterator[SpanItem]:
     """The spans of an ``ExportTraceServiceRequest``, or the GenAI log events of an
     ``ExportLogsServiceRequest`` (:mod:`trailcheck.ingest.transport.otlp_logs`), told apart by the
@@ -90,11 +86,14 @@ def decode_otlp_proto_items(data: bytes, source: str) -> Iterator[SpanItem]:
 
 
 def holds_log_records(data: bytes) -> bool:
-    """Whether protobuf bytes of an OTLP export hold log records rather than spans. The two
-    requests nest alike (resource, then scope, then records, each as field 2), so the answer is
-    in the first record, wherever it is (a resource or scope before it may hold none): a Span's
-    first field is trace_id (field 1, bytes: tag 0x0A); a LogRecord's field 1 is a fixed64 time,
-    and it writes none of its fields with that tag."""
+    """Whether protobuf bytes of an OTLP export hold log records rather than spans: whether
+    their first record is a log record
+    (:func:`~trailcheck.ingest.transport.otlp_record_kind.first_record_kind`). Bytes that are
+    not whole protobuf (a file cut off mid-write) are walked field by field up to where they
+    are cut, so a cut logs file is still read, and refused, as logs."""
+    kind = first_record_kind(data)
+    if kind != "unreadable":
+        return kind == "log"
     for resource in _fields(data, 0x0A):
         for scope in _fields(resource, 0x12):
             for record in _fields(scope, 0x12):
@@ -112,10 +111,12 @@ def decode_otlp_proto_spans(data: bytes, source: str) -> Iterator[RawSpan | Reje
         yield Rejection(source, f"not an OTLP protobuf ExportTraceServiceRequest: {error}")
         return
     for index, resource_spans in enumerate(request.resource_spans):
-        yield from _decode_resource_spans(resource_spans, f"resourceSpans[{index}]", source)
+        yield from decode_resource_spans(resource_spans, f"resourceSpans[{index}]", source)
 
 
-def _decode_resource_spans(entry: Any, path: str, source: str) -> Iterator[RawSpan | Rejection]:
+def decode_resource_spans(entry: Any, path: str, source: str) -> Iterator[RawSpan | Rejection]:
+    """The spans of one parsed ``ResourceSpans`` found at ``path`` (``resourceSpans[3]``), or
+    the Rejections of those that cannot be read."""
     try:
         resource = SpanOrigin(
             resource=_attributes(entry.resource, f"{path}.resource"),
