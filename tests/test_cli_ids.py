@@ -104,7 +104,7 @@ def test_ids_takes_hex_or_base64_and_its_help_says_only_otlp_json_is_affected(
         # The words of the help, without the box that frames them.
         text = " ".join(capsys.readouterr().out.replace("│", " ").split())
         assert "--ids <hex|base64> How OTLP/JSON files write trace and span ids" in text
-        assert "Only OTLP/JSON is affected: protobuf carries raw bytes" in text
+        assert "or base64, as protobuf-to-JSON tools do; other formats are not affected" in text
 
 
 def test_ingest_with_base64_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

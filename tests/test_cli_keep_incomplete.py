@@ -60,5 +60,5 @@ def test_ingest_stores_them_marked(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_the_help_says_what_is_kept(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli([command, "--help"]) == 0
     text = " ".join(capsys.readouterr().out.replace("│", " ").split())
-    assert "--keep-incomplete <bool> Import the traces withheld only because a part of" in text
-    assert "A trace known to have lost a span stays withheld." in text
+    assert "--keep-incomplete Import the traces withheld only because a part of" in text
+    assert "could not be read, marked incomplete (docs/traces.md)." in text

@@ -11,14 +11,19 @@ from typing import get_args
 
 import pytest
 
+import trailcheck.demo.pitwall.showcase
+import trailcheck.demo.support.showcase
 import trailcheck.ingest.formats
 import trailcheck.ingest.transport.otlp_ids
 import trailcheck.loop
+import trailcheck.route.retrieval
 import trailcheck.serve
+import trailcheck.serve.admission
 import trailcheck.store
+import trailcheck.trace
 from tests.waiting import GUARD_S
-from trailcheck.commands import demo_pitwall, loop, options, serve
-from trailcheck.demo.pitwall import showcase
+from trailcheck.cases import Split
+from trailcheck.commands import demo, demo_pitwall, loop, options, route, run, serve, store_commands
 
 pytestmark = pytest.mark.live
 
@@ -105,8 +110,21 @@ def test_the_values_the_options_spell_out_are_the_librarys() -> None:
     assert serve.DEFAULT_IDLE_TIMEOUT_S == trailcheck.serve.DEFAULT_IDLE_TIMEOUT_S
     assert serve.DEFAULT_SETTLE_S == trailcheck.serve.DEFAULT_SETTLE_S
     assert serve.DEFAULT_MAX_BODY_BYTES == trailcheck.serve.DEFAULT_MAX_BODY_BYTES
+    limits = trailcheck.serve.admission.UploadLimits()
+    assert limits.max_uploads == serve.DEFAULT_MAX_UPLOADS
+    assert limits.max_inflight_bytes == serve.DEFAULT_MAX_INFLIGHT_BYTES
+    assert limits.body_timeout_s == serve.DEFAULT_BODY_TIMEOUT_S
+    assert limits.read_timeout_s == serve.DEFAULT_BODY_READ_TIMEOUT_S
+    assert limits.min_rate == serve.DEFAULT_BODY_MIN_RATE
     assert loop.SIMILARITY_THRESHOLD == trailcheck.loop.SIMILARITY_THRESHOLD
-    assert demo_pitwall.DEMO_K == showcase.DEMO_K
+    assert demo_pitwall.DEMO_K == trailcheck.demo.pitwall.showcase.DEMO_K
+    assert get_args(demo_pitwall.PitwallFramework) == get_args(
+        trailcheck.demo.pitwall.showcase.Framework
+    )
+    assert get_args(demo.DemoFramework) == get_args(trailcheck.demo.support.showcase.Framework)
+    assert get_args(route.RouteScorer) == get_args(trailcheck.route.retrieval.ScorerName)
+    assert get_args(store_commands.Severity) == get_args(trailcheck.trace.Severity)
+    assert tuple(run.RunSplit) == get_args(Split)
     db_help = get_args(options.DbOption)[1].help
     assert f"${trailcheck.store.DB_ENV}" in db_help
     assert str(trailcheck.store.DEFAULT_DB_PATH) in db_help

@@ -4,19 +4,25 @@ error. Errors trailcheck reports on purpose print as one line, without a traceba
 
 Typer reads every command's signature at each start, ``--help`` and ``--version`` included, so
 this module and the signature modules under :mod:`trailcheck.commands` import only typer, the
-standard library and :mod:`trailcheck.commands.options`; each command imports what it does (its
-``*_impl`` module: the importers, the store, the runner, ...) when it runs, and
-``tests/test_cli_startup.py`` pins that. They also leave out ``from __future__ import
-annotations``: typer would evaluate every annotation string again at each start.
+standard library, :mod:`trailcheck.commands.options` and :mod:`trailcheck.commands.declare`;
+each command imports what it does (its ``*_impl`` module: the importers, the store, the runner,
+...) when it runs, and ``tests/test_cli_startup.py`` pins that. They also leave out ``from
+__future__ import annotations``: typer would evaluate every annotation string again at each
+start.
+
+Each command declares its options once, as the fields of its request
+(:mod:`trailcheck.commands.declare`), with help in markdown; ``trailcheck --help`` lists the
+commands in the panels below.
 """
 
 import sys
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 
 from trailcheck.commands.audit import audit_command
 from trailcheck.commands.dataset import dataset_app
+from trailcheck.commands.declare import Command, new_app
 from trailcheck.commands.demo import demo_app
 from trailcheck.commands.import_ import import_command
 from trailcheck.commands.judge import judge_app
@@ -44,17 +50,20 @@ from trailcheck.commands.traces import traces_app
 from trailcheck.commands.ui import ui_command
 from trailcheck.errors import EXIT_USAGE, TrailcheckError
 
-app = typer.Typer(
+IMPORT_AND_READ: Final = "Import and read traces"
+RUN_AND_GRADE: Final = "Run and grade"
+IMPROVEMENT_LOOP: Final = "Improvement loop"
+SERVE_AND_UI: Final = "Serve and UI"
+DATASETS: Final = "Datasets"
+DEMOS_AND_ROUTING: Final = "Demos and routing"
+
+app = new_app(
+    "Traces in, graded golden cases out: make tool-using agents trustworthy.",
     name="trailcheck",
-    help="Traces in, graded golden cases out: make tool-using agents trustworthy.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(traces_app, name="traces")
-app.command("import")(import_command)
-app.add_typer(schema_app, name="schema")
-app.add_typer(judge_app, name="judge")
 
 
 def _version(value: bool) -> None:
@@ -74,25 +83,37 @@ def _root(
     """trailcheck: traces in, graded golden cases out."""
 
 
-app.command("score")(score_command)
-app.command("stats")(stats_command)
-app.command("run")(run_command)
-app.command("report")(report_command)
-app.add_typer(demo_app, name="demo")
-app.command("audit")(audit_command)
-app.add_typer(dataset_app, name="dataset")
-app.command("ingest")(ingest_command)
-app.command("note")(note_command)
-app.command("notes")(notes_command)
-app.command("label")(label_command)
-app.command("detect")(detect_command)
-app.command("clusters")(clusters_command)
-app.command("promote")(promote_command)
-app.command("review")(review_command)
-app.command("serve")(serve_command)
-app.command("ui")(ui_command)
-app.add_typer(pending_app, name="pending")
-app.add_typer(route_app, name="route")
+# Each command in its panel of `trailcheck --help`; typer lists the commands before the groups,
+# each in the order registered, and a panel where its first command or group comes.
+for name, function, panel in (
+    ("import", import_command, IMPORT_AND_READ),
+    ("run", run_command, RUN_AND_GRADE),
+    ("score", score_command, RUN_AND_GRADE),
+    ("stats", stats_command, RUN_AND_GRADE),
+    ("report", report_command, RUN_AND_GRADE),
+    ("audit", audit_command, RUN_AND_GRADE),
+    ("ingest", ingest_command, IMPROVEMENT_LOOP),
+    ("detect", detect_command, IMPROVEMENT_LOOP),
+    ("clusters", clusters_command, IMPROVEMENT_LOOP),
+    ("promote", promote_command, IMPROVEMENT_LOOP),
+    ("review", review_command, IMPROVEMENT_LOOP),
+    ("note", note_command, IMPROVEMENT_LOOP),
+    ("notes", notes_command, IMPROVEMENT_LOOP),
+    ("label", label_command, IMPROVEMENT_LOOP),
+    ("serve", serve_command, SERVE_AND_UI),
+    ("ui", ui_command, SERVE_AND_UI),
+):
+    app.command(name, cls=Command, rich_help_panel=panel)(function)
+for name, group, panel in (
+    ("traces", traces_app, IMPORT_AND_READ),
+    ("schema", schema_app, IMPORT_AND_READ),
+    ("judge", judge_app, RUN_AND_GRADE),
+    ("pending", pending_app, SERVE_AND_UI),
+    ("dataset", dataset_app, DATASETS),
+    ("demo", demo_app, DEMOS_AND_ROUTING),
+    ("route", route_app, DEMOS_AND_ROUTING),
+):
+    app.add_typer(group, name=name, rich_help_panel=panel)
 
 
 def _print_error(message: str, style: str | None = None) -> None:

@@ -79,7 +79,7 @@ def test_a_missing_extra_is_one_line_naming_it(
 
 def test_an_unknown_framework_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(["demo", "--framework", "crewai"]) == 2
-    expected = "--framework 'crewai': one of native, langgraph, openai-agents, pydantic-ai"
+    expected = "'crewai' is not one of 'native', 'langgraph', 'openai-agents', 'pydantic-ai'"
     assert expected in capsys.readouterr().err
 
 

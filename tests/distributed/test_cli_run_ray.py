@@ -50,7 +50,7 @@ def test_run_on_ray_writes_the_report_the_local_executor_writes(tmp_path: Path) 
     [
         (["--address", "auto"], "--address needs --executor ray"),
         (["--num-cpus", "2"], "--num-cpus needs --executor ray"),
-        (["--executor", "dask"], "--executor 'dask': an executor is local or ray"),
+        (["--executor", "dask"], "'--executor': Value error, 'dask' is not one of 'local', 'ray'"),
     ],
 )
 def test_options_only_ray_reads_are_refused_without_it(

@@ -101,9 +101,12 @@ def test_regenerating_the_report_is_a_steady_state(tmp_path: Path) -> None:
     assert _without_time(first) == _without_time(second)
 
 
-def test_an_unknown_scorer_and_a_missing_file_are_input_errors(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="--scorer"):
-        runner.invoke(app, [*_sample_args(), "--scorer", "dense"], catch_exceptions=False)
+def test_an_unknown_scorer_is_a_usage_error_and_a_missing_file_an_input_error(
+    tmp_path: Path,
+) -> None:
+    code, output = _run([*_sample_args(), "--scorer", "dense"])
+    assert code == 2
+    assert "'dense' is not one of 'tfidf', 'bm25'" in " ".join(output.replace("│", " ").split())
     args = _sample_args()
     args[args.index("--catalog") + 1] = str(tmp_path / "absent.json")
     with pytest.raises(InputError, match=r"absent\.json: cannot read"):

@@ -336,4 +336,5 @@ def test_run_command_with_agent_kind_otel(
     assert run_cli([*command, "--model", "gpt-4o"]) == 2
     assert "--model works with --agent-kind native" in capsys.readouterr().err
     assert run_cli([*command[:3], "langgraph", *command[4:]]) == 2
-    assert "--agent-kind 'langgraph': an agent kind is native or otel" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "'--agent-kind': Value error, 'langgraph' is not one of 'native', 'otel'" in err

@@ -194,7 +194,10 @@ def test_notes_lists_the_notes_of_one_trace_or_all(
         (["notes", "--trace", "ghost"], "no trace 'ghost' in the store"),
         (["label", "ghost", "tool_call_loop"], "no trace 'ghost' in the store"),
         (["label", "t1", "Bad Label"], "label 'Bad Label'"),
-        (["label", "t1", "tool_call_loop", "--severity", "huge"], "--severity 'huge'"),
+        (
+            ["label", "t1", "tool_call_loop", "--severity", "huge"],
+            "'--severity': Value error, 'huge' is not one of 'low', 'medium', 'high', 'critical'",
+        ),
         (["traces", "list", "--since", "yesterday"], "--since 'yesterday': not an ISO date"),
         (["traces", "list", "--until", "soon"], "--until 'soon': not an ISO date"),
     ],

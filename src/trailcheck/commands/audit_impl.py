@@ -3,7 +3,6 @@ own defects as findings; exit 1 when any is high."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -11,6 +10,7 @@ import typer
 
 from trailcheck.audit import AuditResult, audit_dataset
 from trailcheck.cases import load_dataset
+from trailcheck.commands.audit import AuditRequest
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.run.results import load_report
 from trailcheck.specs.references import resolve_reference
@@ -35,25 +35,19 @@ def render_findings(result: AuditResult) -> str:
     return "\n".join([*rows, f"{len(result.findings)} finding(s): {summary}"])
 
 
-def audit_command(
-    *,
-    dataset_path: Path,
-    agent: str | None,
-    env: str | None,
-    report_path: Path | None,
-    as_json: bool,
-) -> None:
+def audit_command(request: AuditRequest) -> None:
     """The body of :func:`trailcheck.commands.audit.audit_command`."""
+    agent, env, report_path = request.agent, request.env, request.report_path
     if agent is not None and env is None:
         raise UsageError("--agent needs --env: the agent runs in that environment")
     result = audit_dataset(
-        load_dataset(dataset_path),
+        load_dataset(request.dataset_path),
         agent_factory=_factory(agent, "agent factory"),
         environment_factory=_factory(env, "environment factory"),
         report=None if report_path is None else load_report(report_path),
         reports_dir=None if report_path is None else report_path.parent,
     )
-    if as_json:
+    if request.as_json:
         data = [finding.model_dump(mode="json") for finding in result.findings]
         typer.echo(orjson.dumps({"findings": data}, option=orjson.OPT_INDENT_2).decode())
     else:

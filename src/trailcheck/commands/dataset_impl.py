@@ -3,38 +3,24 @@ suite written for another tool as a trailcheck dataset file."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal
-
 from trailcheck.cases import dump_dataset
 from trailcheck.cases.importers.adk import import_adk
 from trailcheck.cases.importers.tau_bench import import_tau_bench
+from trailcheck.commands.dataset import DatasetImportRequest
 from trailcheck.commands.output import stderr
-from trailcheck.errors import UsageError
-
-SuiteFormat = Literal["adk", "tau-bench"]
 
 
-def import_command(
-    *,
-    sources: list[Path],
-    suite_format: str,
-    out: Path,
-    tools_info: Path | None,
-    config: Path | None,
-    num_runs: int,
-) -> None:
+def import_command(request: DatasetImportRequest) -> None:
     """The body of :func:`trailcheck.commands.dataset.import_command`."""
-    if suite_format == "adk":
-        imported = import_adk(sources, config=config, num_runs=num_runs)
+    if request.suite_format == "adk":
+        imported = import_adk(request.sources, config=request.config, num_runs=request.num_runs)
         dataset, notes = imported.dataset, [*imported.unmapped, *imported.traps]
         traps = imported.traps
-    elif suite_format == "tau-bench":
-        tau = import_tau_bench(sources, tools_info=tools_info)
+    else:
+        tau = import_tau_bench(request.sources, tools_info=request.tools_info)
         dataset, notes, traps = tau.dataset, tau.unmapped, []
         stderr.print(f"tools that write: {', '.join(sorted(tau.write_tools))}", markup=False)
-    else:
-        raise UsageError(f"--format {suite_format!r}: one of adk, tau-bench")
+    out = request.out
     dump_dataset(dataset, out)
     for line in notes:
         stderr.print(f"{'trap' if line in traps else 'not mapped'}: {line}", markup=False)

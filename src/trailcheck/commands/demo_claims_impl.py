@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import typer
 
+from trailcheck.commands.demo_claims import DemoClaimsRequest
 from trailcheck.commands.output import stdout
 from trailcheck.demo.claims.evaluation import render_security_table, run_security_eval
 from trailcheck.errors import EXIT_FAILED, UsageError
 
 
-def demo_claims_command(*, k: int, require_safe: list[str] | None) -> None:
+def demo_claims_command(request: DemoClaimsRequest) -> None:
     """The body of :func:`trailcheck.commands.demo_claims.demo_claims_command`."""
-    rows = run_security_eval(k=k)
+    rows = run_security_eval(k=request.k)
     names = {row.agent for row in rows}
-    required = require_safe or ["defended"]
+    required = request.require_safe or ["defended"]
     unknown = [name for name in required if name not in names]
     if unknown:
         raise UsageError(

@@ -6,16 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from trailcheck.commands.demo import DemoRequest
 from trailcheck.commands.demo_traffic import render_traffic_loop, run_traffic_loop
 from trailcheck.commands.output import stderr, stdout
-from trailcheck.demo.support.showcase import (
-    DEMO_K,
-    FRAMEWORK_NAMES,
-    FRAMEWORKS,
-    Framework,
-    run_demo,
-)
-from trailcheck.errors import UsageError
+from trailcheck.demo.support.showcase import DEMO_K, FRAMEWORK_NAMES, run_demo
 from trailcheck.extras import require_extra
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
@@ -24,9 +18,9 @@ from trailcheck.report.run_view import render_comparison, render_overview
 from trailcheck.run.results import RunReport
 
 
-def demo_command(*, out: Path, framework: str) -> None:
+def demo_command(request: DemoRequest) -> None:
     """The body of :func:`trailcheck.commands.demo.demo_command`, run without a subcommand."""
-    chosen = _framework(framework)
+    out, chosen = request.out, request.framework
     if chosen == "native":
         _traffic(out)
     rows: list[tuple[str, RunReport, Path]] = []
@@ -54,13 +48,6 @@ def demo_command(*, out: Path, framework: str) -> None:
         stdout.print(render_comparison(report.comparison))
     stderr.print("wrote " + ", ".join(str(path) for _, _, path in rows), markup=False)
     stdout.print(f"open {rows[0][2]} to see why v1 fails", markup=False, soft_wrap=True)
-
-
-def _framework(value: str) -> Framework:
-    for framework in FRAMEWORKS:
-        if value == framework:
-            return framework
-    raise UsageError(f"--framework {value!r}: one of {', '.join(FRAMEWORKS)}")
 
 
 def _traffic(out: Path) -> None:

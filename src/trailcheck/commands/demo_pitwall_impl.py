@@ -3,11 +3,9 @@ the Pit Wall's seed story, v1 of the results tool against v2."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from trailcheck.commands.demo_pitwall import PitwallDemoRequest
 from trailcheck.commands.output import stderr, stdout
-from trailcheck.demo.pitwall.showcase import FRAMEWORKS, Framework, run_pitwall_demo
-from trailcheck.errors import UsageError
+from trailcheck.demo.pitwall.showcase import run_pitwall_demo
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
 from trailcheck.report.progress import ProgressObserver
@@ -16,12 +14,13 @@ from trailcheck.report.run_view import render_comparison, render_failures, rende
 __all__ = ["pitwall_demo_command"]
 
 
-def pitwall_demo_command(*, out: Path, k: int, framework: str) -> None:
+def pitwall_demo_command(request: PitwallDemoRequest) -> None:
     """The body of :func:`trailcheck.commands.demo_pitwall.pitwall_demo_command`."""
+    out, k = request.out, request.k
     results = run_pitwall_demo(
         k=k,
         observer=lambda name: ProgressObserver(stderr, label=name),
-        framework=_framework(framework),
+        framework=request.framework,
     )
     written = []
     for demo, result in results:
@@ -39,10 +38,3 @@ def pitwall_demo_command(*, out: Path, k: int, framework: str) -> None:
             stdout.print(f"{demo.name} against its v1 run:", markup=False, soft_wrap=True)
             stdout.print(render_comparison(result.report.comparison))
     stderr.print("wrote " + ", ".join(str(path) for path in written), markup=False)
-
-
-def _framework(value: str) -> Framework:
-    for framework in FRAMEWORKS:
-        if value == framework:
-            return framework
-    raise UsageError(f"--framework {value!r}: one of {', '.join(FRAMEWORKS)}")

@@ -1,5 +1,5 @@
-"""What ``trailcheck import`` does (its options: :mod:`trailcheck.cli`): traces from other
-formats into trailcheck JSONL, written atomically; the rejected records listed."""
+"""What ``trailcheck import`` does (its options: :mod:`trailcheck.commands.import_`): traces from
+other formats into trailcheck JSONL, written atomically; the rejected records listed."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import typer
 
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.importing import imported_lines
+from trailcheck.commands.import_ import ImportRequest
 from trailcheck.commands.import_summary import (
     counted,
     incomplete_words,
@@ -22,7 +23,6 @@ from trailcheck.commands.import_summary import (
     read_words,
     rejected_words,
 )
-from trailcheck.commands.options import IdEncoding
 from trailcheck.commands.output import stderr
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.ingest.formats import reads_as_trailcheck
@@ -68,30 +68,27 @@ def _print_summary(summary: ImportSummary, out: str, *, written: bool) -> None:
         stderr.print(line, style="yellow", markup=False, highlight=False)
 
 
-def import_command(
-    *,
-    sources: list[Path],
-    out: Path,
-    format_name: str | None,
-    strict: bool,
-    ids: IdEncoding,
-    keep_incomplete: bool,
-    workers: int | None = None,
-) -> None:
-    """The body of :func:`trailcheck.cli.import_command`. Files that are all trailcheck JSONL
-    are read on the lean path over ``workers`` processes (default: every core), with the same
-    output and rejections; any other format, in this process."""
+def import_command(request: ImportRequest) -> None:
+    """The body of :func:`trailcheck.commands.import_.import_command`. Files that are all
+    trailcheck JSONL are read on the lean path over ``--workers`` processes (default: every
+    core), with the same output and rejections; any other format, in this process."""
+    sources, out, format_name, strict = (
+        request.sources,
+        request.out,
+        request.format_name,
+        request.strict,
+    )
     summary = ImportSummary()
     if all(reads_as_trailcheck(source, format_name) for source in sources):
-        chosen = workers or default_workers()
+        chosen = request.workers or default_workers()
         lines: Iterable[bytes] = imported_lines(sources, summary, workers=chosen)
     else:
         traces = iter_import(
             sources,
             format_name=format_name,
             summary=summary,
-            ids=ids,
-            keep_incomplete=keep_incomplete,
+            ids=request.ids,
+            keep_incomplete=request.keep_incomplete,
         )
         lines = map(dump_trace, traces)
     if str(out) == "-":

@@ -1,78 +1,133 @@
 """``trailcheck judge ...``: measure a judge against human labels before a gate trusts it.
 
-The options; what the commands do, and the judge specs they take, are in
-:mod:`trailcheck.commands.judge_impl`, imported when one runs.
+The options, declared once in :class:`CalibrateRequest` and :class:`LintRequest`; what the
+commands do, and the judge specs they take, are in :mod:`trailcheck.commands.judge_impl`,
+imported when one runs. At length: ``docs/judges.md``.
 """
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Final, NamedTuple
 
 import typer
 
-__all__ = ["judge_app"]
+from trailcheck.commands.declare import Command, command, implementation, new_app
 
-judge_app = typer.Typer(help="Judges: calibrate them against human labels.", no_args_is_help=True)
+__all__ = ["CalibrateRequest", "LintRequest", "judge_app"]
+
+judge_app = new_app("Judges: calibrate them against human labels.", no_args_is_help=True)
+
+JUDGES: Final = "Judges"
+MODEL: Final = "Model"
+STATISTICS: Final = "Statistics"
+OUTPUT: Final = "Output"
+
+SPEC_FORMS = "`replay:FILE.jsonl`, `rubric`, `groundedness`, `reference` or `MODULE:FACTORY`"
 
 
-@judge_app.command("calibrate")
-def calibrate_command(
-    labels_path: Annotated[Path, typer.Option("--labels", help="Human labels (JSONL).")],
+class CalibrateRequest(NamedTuple):
+    """What ``trailcheck judge calibrate`` was asked."""
+
+    labels_path: Annotated[
+        Path, typer.Option("--labels", metavar="FILE", help="Human labels (JSONL).")
+    ]
     judge_spec: Annotated[
-        str, typer.Option("--judge", help="replay:FILE.jsonl, rubric, groundedness or reference.")
-    ],
+        str,
+        typer.Option(
+            "--judge", metavar="SPEC", rich_help_panel=JUDGES, help=f"The judge: {SPEC_FORMS}."
+        ),
+    ]
     candidate_spec: Annotated[
-        str | None, typer.Option("--candidate", help="A second judge to compare, same forms.")
-    ] = None,
+        str | None,
+        typer.Option(
+            "--candidate",
+            metavar="SPEC",
+            rich_help_panel=JUDGES,
+            help="A second judge to compare, in the same forms.",
+        ),
+    ] = None
     traces: Annotated[
         list[Path] | None,
-        typer.Option("--traces", help="Trace files holding the labelled items (repeatable)."),
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="The model judges' model (OpenAI API).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+        typer.Option(
+            "--traces",
+            metavar="FILE",
+            rich_help_panel=JUDGES,
+            help="Trace files holding the labelled items (repeatable).",
+        ),
+    ] = None
+    model: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            rich_help_panel=MODEL,
+            help="The model of the model judges (OpenAI API).",
+        ),
+    ] = None
+    base_url: Annotated[
+        str | None,
+        typer.Option(metavar="URL", rich_help_panel=MODEL, help="The OpenAI-compatible endpoint."),
+    ] = None
     api_key_env: Annotated[
-        str, typer.Option(help="Environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
-    concurrency: Annotated[int, typer.Option(min=1, help="Judgings at once.")] = 4,
-    seed: Annotated[int, typer.Option(help="Seed of the kappa bootstrap.")] = 0,
+        str,
+        typer.Option(
+            metavar="VAR",
+            rich_help_panel=MODEL,
+            help="The environment variable holding the API key.",
+        ),
+    ] = "OPENAI_API_KEY"
+    concurrency: Annotated[
+        int, typer.Option(min=1, metavar="N", rich_help_panel=MODEL, help="Judgings at once.")
+    ] = 4
+    seed: Annotated[
+        int,
+        typer.Option(metavar="N", rich_help_panel=STATISTICS, help="Seed of the kappa bootstrap."),
+    ] = 0
     validation_fraction: Annotated[
         float,
-        typer.Option(min=0.0, max=1.0, help="Share of unsplit items held out for validation."),
-    ] = 0.3,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    out: Annotated[Path | None, typer.Option(help="Also write the report (JSON) here.")] = None,
-) -> None:
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            metavar="FRACTION",
+            rich_help_panel=STATISTICS,
+            help="The share of unsplit items held out for validation.",
+        ),
+    ] = 0.3
+    as_json: Annotated[
+        bool, typer.Option("--json", rich_help_panel=OUTPUT, help="Print the report as JSON.")
+    ] = False
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE", rich_help_panel=OUTPUT, help="Also write the report (JSON) here."
+        ),
+    ] = None
+
+
+@judge_app.command("calibrate", cls=Command)
+@command(CalibrateRequest)
+def calibrate_command(request: CalibrateRequest) -> None:
     """Judge (or replay) every labelled item and report agreement with the labels: confusion,
     kappa, false-pass and false-fail rates, per split, and a candidate judge beside it.
 
     Exit 0 when computed, 2 for a usage or input error.
     """
-    from trailcheck.commands.judge_impl import calibrate_command as calibrate
-
-    calibrate(
-        labels_path=labels_path,
-        judge_spec=judge_spec,
-        candidate_spec=candidate_spec,
-        traces=traces,
-        model=model,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        seed=seed,
-        validation_fraction=validation_fraction,
-        as_json=as_json,
-        out=out,
-    )
+    implementation("trailcheck.commands.judge_impl:calibrate_command", CalibrateRequest)(request)
 
 
-@judge_app.command("lint")
-def lint_command(
-    dataset_path: Annotated[Path, typer.Argument(help="The dataset file whose rubrics to check.")],
-) -> None:
+class LintRequest(NamedTuple):
+    """What ``trailcheck judge lint`` was asked."""
+
+    dataset_path: Annotated[
+        Path,
+        typer.Argument(metavar="DATASET", help="The dataset file whose rubrics to check."),
+    ]
+
+
+@judge_app.command("lint", cls=Command)
+@command(LintRequest)
+def lint_command(request: LintRequest) -> None:
     """Flag rubrics a judge cannot apply well: knowledge rubrics (they assert a fact, which
     belongs in a reference answer) and rubrics without an explicit criterion.
 
     Exit 0 when every rubric is fine, 1 when one is flagged, 2 for an input error.
     """
-    from trailcheck.commands.judge_impl import lint_command as lint
-
-    lint(dataset_path)
+    implementation("trailcheck.commands.judge_impl:lint_command", LintRequest)(request)

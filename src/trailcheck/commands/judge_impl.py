@@ -21,6 +21,7 @@ import orjson
 import typer
 
 from trailcheck.cases import load_dataset
+from trailcheck.commands.judge import CalibrateRequest, LintRequest
 from trailcheck.commands.output import stdout
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.extras import needs_extra
@@ -132,38 +133,26 @@ async def _judge_all(
             await models.model.aclose()
 
 
-def calibrate_command(
-    *,
-    labels_path: Path,
-    judge_spec: str,
-    candidate_spec: str | None,
-    traces: list[Path] | None,
-    model: str | None,
-    base_url: str | None,
-    api_key_env: str,
-    concurrency: int,
-    seed: int,
-    validation_fraction: float,
-    as_json: bool,
-    out: Path | None,
-) -> None:
+def calibrate_command(request: CalibrateRequest) -> None:
     """The body of :func:`trailcheck.commands.judge.calibrate_command`."""
-    labels = load_labels(labels_path)
-    models = JudgeModels(model, base_url, api_key_env)
-    judges = [build_judge(judge_spec, models)]
-    if candidate_spec is not None:
-        judges.append(build_judge(candidate_spec, models))
-    runs = asyncio.run(_judge_all(judges, labels, traces or [], concurrency, models))
-    options = CalibrationOptions(seed=seed, validation_fraction=validation_fraction)
+    labels = load_labels(request.labels_path)
+    models = JudgeModels(request.model, request.base_url, request.api_key_env)
+    judges = [build_judge(request.judge_spec, models)]
+    if request.candidate_spec is not None:
+        judges.append(build_judge(request.candidate_spec, models))
+    traces = request.traces or []
+    runs = asyncio.run(_judge_all(judges, labels, traces, request.concurrency, models))
+    options = CalibrationOptions(seed=request.seed, validation_fraction=request.validation_fraction)
     report = calibrate(
         labels, runs[0], candidate=runs[1] if len(runs) > 1 else None, options=options
     )
+    out = request.out
     if out is not None:
         try:
             out.write_bytes(orjson.dumps(calibration_json(report), option=orjson.OPT_INDENT_2))
         except OSError as error:
             raise UsageError(f"{out}: cannot write: {error.strerror or error}") from None
-    if as_json:
+    if request.as_json:
         sys.stdout.write(
             orjson.dumps(calibration_json(report), option=orjson.OPT_INDENT_2).decode()
         )
@@ -172,8 +161,9 @@ def calibrate_command(
         stdout.print(render_calibration(report))
 
 
-def lint_command(dataset_path: Path) -> None:
+def lint_command(request: LintRequest) -> None:
     """The body of :func:`trailcheck.commands.judge.lint_command`."""
+    dataset_path = request.dataset_path
     dataset = load_dataset(dataset_path)
     flagged = 0
     for case in dataset.cases:

@@ -20,6 +20,7 @@ from trailcheck.bulk.detection import detect_pages
 from trailcheck.cases import Case, Dataset, dump_dataset, load_dataset
 from trailcheck.cases.yaml_core import dump_yaml
 from trailcheck.commands.executor_options import Executor, executor_kind
+from trailcheck.commands.loop import ClustersRequest, DetectRequest, PromoteRequest, ReviewRequest
 from trailcheck.commands.output import stderr, stdout
 from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.errors import EXIT_FAILED, TrailcheckError, UsageError
@@ -67,30 +68,21 @@ def _batches(findings: Iterator[Finding], size: int) -> Iterator[list[Finding]]:
         yield batch
 
 
-def detect_command(
-    *,
-    db: str | None,
-    rules: list[Path] | None,
-    builtin: bool,
-    as_json: bool,
-    workers: int | None = None,
-    executor: str = "local",
-    address: str | None = None,
-    num_cpus: float | None = None,
-) -> None:
+def detect_command(request: DetectRequest) -> None:
     """The body of :func:`trailcheck.commands.loop.detect_command`: the rules run over
-    ``workers`` processes (default: every core), or as Ray tasks, the traces decoded on the
+    ``--workers`` processes (default: every core), or as Ray tasks, the traces decoded on the
     lean path."""
-    where = executor_kind(executor, address, num_cpus)
-    chosen = chosen_rules(rules or [], builtin=builtin)
+    address, num_cpus, as_json = request.address, request.num_cpus, request.as_json
+    where = executor_kind(request.executor, address, num_cpus)
+    chosen = chosen_rules(request.rules or [], builtin=request.builtin)
     if not chosen:
         raise UsageError("no rules to run: give --rules FILE or leave the built-in rules on")
     counts: dict[str, int] = {}
     # Findings come in trace order, so traces are counted without remembering them.
     traces, last_trace = 0, None
     gaps = GapTally()
-    with open_store(db) as store:
-        found = _findings(store, chosen, gaps, workers, where, address, num_cpus)
+    with open_store(request.db) as store:
+        found = _findings(store, chosen, gaps, request.workers, where, address, num_cpus)
         for batch in _batches(found, FINDINGS_BATCH):
             store.add_findings(batch)
             for finding in batch:
@@ -207,16 +199,17 @@ def _print_clusters(rows: Sequence[dict[str, object]]) -> None:
             )
 
 
-def clusters_command(*, db: str | None, label: str | None, threshold: float, as_json: bool) -> None:
+def clusters_command(request: ClustersRequest) -> None:
     """The body of :func:`trailcheck.commands.loop.clusters_command`."""
     require_extra("loop", "trailcheck clusters")  # before the store is opened
+    label, threshold = request.label, request.threshold
     if not 0.0 < threshold <= 1.0:
         raise UsageError(f"--threshold is in (0, 1], not {threshold}")
-    with open_store(db) as store:
+    with open_store(request.db) as store:
         clusters = recluster(store, label, threshold)
         records = {record.cluster_id: record for record in store.clusters(label)}
     rows = [_cluster_json(c, records.get(c.cluster_id)) for c in clusters]
-    if as_json:
+    if request.as_json:
         typer.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
     else:
         _print_clusters(rows)
@@ -228,16 +221,15 @@ def _policies(rules: Sequence[Rule], label: str) -> list[PolicyRule]:
     return [rule for rule in rules if isinstance(rule, PolicyRule) and rule.label == label]
 
 
-def promote_command(
-    *, cluster_id: str, dataset: Path, db: str | None, rules: list[Path] | None
-) -> None:
+def promote_command(request: PromoteRequest) -> None:
     """The body of :func:`trailcheck.commands.loop.promote_command`."""
-    with open_store(db) as store:
+    cluster_id, dataset = request.cluster_id, request.dataset
+    with open_store(request.db) as store:
         record = next((r for r in store.clusters() if r.cluster_id == cluster_id), None)
         if record is None:
             raise UsageError(f"no cluster {cluster_id!r} in {store.url}; run 'trailcheck clusters'")
         trace = store.get_trace(record.representative_trace_id)
-    policy_rules = _policies(chosen_rules(rules or []), record.label)
+    policy_rules = _policies(chosen_rules(request.rules or []), record.label)
     promotion = promote(record, trace, policies=[rule.policy for rule in policy_rules])
     written = add_candidate_to(dataset, promotion.case)
     stdout.print(f"candidate {promotion.case.id} added to {dataset} ({written.version})")
@@ -345,16 +337,10 @@ def _review_one(
         dataset, case = updated, find_case(updated, case.id)
 
 
-def review_command(
-    *,
-    dataset_path: Path,
-    approve: str | None,
-    reject: str | None,
-    reviewer: str | None,
-    reason: str | None,
-    db: str | None,
-) -> None:
+def review_command(request: ReviewRequest) -> None:
     """The body of :func:`trailcheck.commands.loop.review_command`."""
+    dataset_path, approve, reject = request.dataset_path, request.approve, request.reject
+    reviewer, db = request.reviewer, request.db
     dataset = load_dataset(dataset_path)
     if approve is not None and reject is not None:
         raise UsageError("--approve and --reject: give one")
@@ -366,7 +352,11 @@ def review_command(
         _link_approval(db, find_case(approved, approve))
         return
     if reject is not None:
-        _save(dataset_path, dataset, reject_case(dataset, reject, reviewer=reviewer, reason=reason))
+        _save(
+            dataset_path,
+            dataset,
+            reject_case(dataset, reject, reviewer=reviewer, reason=request.reason),
+        )
         return
     name = reviewer or typer.prompt("reviewer name")
     for case_id in [case.id for case in dataset.cases if case.review_status == "candidate"]:

@@ -3,7 +3,8 @@ command's signature at each start, ``trailcheck --help`` included, so nothing he
 the importers, the store or the runner.
 
 The values spelled out here (the format names, the id encodings) are the library's, pinned
-equal to it by ``tests/test_cli_startup.py``.
+equal to it by ``tests/test_cli_startup.py``. Each option's help is one sentence; what there is
+to say beyond it is in ``docs/``.
 """
 
 from typing import Annotated, Final, Literal
@@ -11,7 +12,9 @@ from typing import Annotated, Final, Literal
 import typer
 
 __all__ = [
+    "FILTER_PANEL",
     "FORMAT_NAMES",
+    "TELEMETRY_PANEL",
     "DbOption",
     "EmitOtelHeaderOption",
     "EmitOtelOption",
@@ -26,6 +29,9 @@ __all__ = [
     "ToolFilterOption",
     "UntilOption",
 ]
+
+FILTER_PANEL: Final = "Which traces"
+TELEMETRY_PANEL: Final = "Telemetry"
 
 FORMAT_NAMES: Final = (
     "trailcheck-parquet",
@@ -45,29 +51,57 @@ DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help="The store's URL (default: $TRAILCHECK_DB, else .trailcheck/trailcheck.db).",
+        metavar="URL",
+        help="The store's URL (default: `$TRAILCHECK_DB`, else `.trailcheck/trailcheck.db`).",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 # Which stored traces a command reads (``traces list``; ``score`` over the store).
 LabelFilterOption = Annotated[
-    str | None, typer.Option("--label", help="Only traces with a finding of this label.")
+    str | None,
+    typer.Option(
+        "--label",
+        metavar="LABEL",
+        rich_help_panel=FILTER_PANEL,
+        help="Only traces with a finding of this label.",
+    ),
 ]
 SinceOption = Annotated[
     str | None,
-    typer.Option("--since", help="Only traces started at or after this ISO date/time (UTC)."),
+    typer.Option(
+        "--since",
+        metavar="ISO-TIME",
+        rich_help_panel=FILTER_PANEL,
+        help="Only traces started at or after this date or time (UTC).",
+    ),
 ]
 UntilOption = Annotated[
     str | None,
-    typer.Option("--until", help="Only traces started before this ISO date/time (UTC)."),
+    typer.Option(
+        "--until",
+        metavar="ISO-TIME",
+        rich_help_panel=FILTER_PANEL,
+        help="Only traces started before this date or time (UTC).",
+    ),
 ]
 ToolFilterOption = Annotated[
-    str | None, typer.Option("--tool", help="Only traces that called this tool.")
+    str | None,
+    typer.Option(
+        "--tool",
+        metavar="NAME",
+        rich_help_panel=FILTER_PANEL,
+        help="Only traces that called this tool.",
+    ),
 ]
 SessionFilterOption = Annotated[
     str | None,
-    typer.Option("--session", help="Only traces of this session (see traces sessions)."),
+    typer.Option(
+        "--session",
+        metavar="ID",
+        rich_help_panel=FILTER_PANEL,
+        help="Only traces of this session (see `traces sessions`).",
+    ),
 ]
 
 FormatOption = Annotated[
@@ -75,7 +109,8 @@ FormatOption = Annotated[
     typer.Option(
         "--format",
         "-f",
-        help=f"Input format ({', '.join(FORMAT_NAMES)}); detected from the content when omitted.",
+        metavar="NAME",
+        help=f"Input format, one of {', '.join(FORMAT_NAMES)}; detected when omitted.",
     ),
 ]
 
@@ -83,12 +118,8 @@ IdsOption = Annotated[
     IdEncoding,
     typer.Option(
         "--ids",
-        help=(
-            "How OTLP/JSON files write trace and span ids: hex, as OTLP/JSON does, or base64, as"
-            " protobuf-to-JSON tools (MessageToJson) write them. One encoding for every such"
-            " file; an id in the other is rejected. Only OTLP/JSON is affected: protobuf"
-            " carries raw bytes."
-        ),
+        help="How OTLP/JSON files write trace and span ids: hex, as OTLP/JSON does, or base64,"
+        " as protobuf-to-JSON tools do; other formats are not affected.",
     ),
 ]
 
@@ -96,12 +127,8 @@ KeepIncompleteOption = Annotated[
     bool,
     typer.Option(
         "--keep-incomplete",
-        help=(
-            "Import the traces withheld only because a part of the input could not be read (a"
-            " truncated line) and may have held one of their spans, each marked in metadata"
-            " 'trailcheck.incomplete'; grading and detection give no verdict on them. A trace"
-            " known to have lost a span stays withheld."
-        ),
+        help="Import the traces withheld only because a part of the input could not be read,"
+        " marked incomplete (docs/traces.md).",
     ),
 ]
 
@@ -110,8 +137,8 @@ EmitOtelOption = Annotated[
     typer.Option(
         "--emit-otel",
         metavar="ENDPOINT",
-        help="Send one gen_ai.evaluation.result log record per score to this OTLP/HTTP endpoint"
-        " (e.g. http://127.0.0.1:4318); best effort, off by default.",
+        rich_help_panel=TELEMETRY_PANEL,
+        help="Send each score as a log record to this OTLP/HTTP endpoint, best effort.",
     ),
 ]
 EmitOtelHeaderOption = Annotated[
@@ -119,6 +146,7 @@ EmitOtelHeaderOption = Annotated[
     typer.Option(
         "--emit-otel-header",
         metavar="KEY=VALUE",
-        help="A header for --emit-otel (repeatable); OTEL_EXPORTER_OTLP_HEADERS is read too.",
+        rich_help_panel=TELEMETRY_PANEL,
+        help="A header for `--emit-otel` (repeatable; `OTEL_EXPORTER_OTLP_HEADERS` is read too).",
     ),
 ]

@@ -7,55 +7,67 @@ records, ``retry ID`` sends a quarantined trace back to pending so the next swee
 asking, printing what went. The logic is the store's (:mod:`trailcheck.store.quarantine`) and
 the endpoint's (:mod:`trailcheck.serve.held`); an unknown id is a usage error (exit 2).
 
-The options; what the commands do is in :mod:`trailcheck.commands.pending_impl`, imported when
-one runs.
+The options, declared once in the commands' requests; what the commands do is in
+:mod:`trailcheck.commands.pending_impl`, imported when one runs.
 """
 
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import typer
 
+from trailcheck.commands.declare import Command, command, implementation, new_app
 from trailcheck.commands.options import DbOption, JsonOption
 
-__all__ = ["pending_app"]
+__all__ = ["HeldTraceRequest", "PendingListRequest", "pending_app"]
 
-pending_app = typer.Typer(
-    help="Traces trailcheck serve holds: pending, or quarantined because completing them failed.",
+pending_app = new_app(
+    "Traces trailcheck serve holds: pending, or quarantined because completing them failed.",
     no_args_is_help=True,
 )
 
-TraceIdArgument = Annotated[str, typer.Argument(help="The trace id (see trailcheck pending list).")]
+
+class PendingListRequest(NamedTuple):
+    """What ``trailcheck pending list`` was asked."""
+
+    db: DbOption = None
+    as_json: JsonOption = False
 
 
-@pending_app.command("list")
-def pending_list(db: DbOption = None, as_json: JsonOption = False) -> None:
+class HeldTraceRequest(NamedTuple):
+    """What ``trailcheck pending show``, ``retry`` or ``drop`` was asked."""
+
+    trace_id: Annotated[
+        str,
+        typer.Argument(metavar="TRACE_ID", help="The trace id (see `trailcheck pending list`)."),
+    ]
+    db: DbOption = None
+
+
+@pending_app.command("list", cls=Command)
+@command(PendingListRequest)
+def pending_list(request: PendingListRequest) -> None:
     """List the held traces, by first arrival: pending ones, and quarantined ones with why."""
-    from trailcheck.commands.pending_impl import pending_list as body
-
-    body(db=db, as_json=as_json)
+    implementation("trailcheck.commands.pending_impl:pending_list", PendingListRequest)(request)
 
 
-@pending_app.command("show")
-def pending_show(trace_id: TraceIdArgument, db: DbOption = None) -> None:
+@pending_app.command("show", cls=Command)
+@command(HeldTraceRequest)
+def pending_show(request: HeldTraceRequest) -> None:
     """Show a held trace: why it is quarantined, its spans and GenAI log records."""
-    from trailcheck.commands.pending_impl import pending_show as body
-
-    body(trace_id=trace_id, db=db)
+    implementation("trailcheck.commands.pending_impl:pending_show", HeldTraceRequest)(request)
 
 
-@pending_app.command("retry")
-def pending_retry(trace_id: TraceIdArgument, db: DbOption = None) -> None:
-    """Send a quarantined trace back to pending: the next sweep of trailcheck serve tries it
+@pending_app.command("retry", cls=Command)
+@command(HeldTraceRequest)
+def pending_retry(request: HeldTraceRequest) -> None:
+    """Send a quarantined trace back to pending: the next sweep of `trailcheck serve` tries it
     again (and quarantines it again if it still fails)."""
-    from trailcheck.commands.pending_impl import pending_retry as body
-
-    body(trace_id=trace_id, db=db)
+    implementation("trailcheck.commands.pending_impl:pending_retry", HeldTraceRequest)(request)
 
 
-@pending_app.command("drop")
-def pending_drop(trace_id: TraceIdArgument, db: DbOption = None) -> None:
+@pending_app.command("drop", cls=Command)
+@command(HeldTraceRequest)
+def pending_drop(request: HeldTraceRequest) -> None:
     """Delete a held trace, pending or quarantined, with its spans and GenAI log records; it
     asks nothing."""
-    from trailcheck.commands.pending_impl import pending_drop as body
-
-    body(trace_id=trace_id, db=db)
+    implementation("trailcheck.commands.pending_impl:pending_drop", HeldTraceRequest)(request)

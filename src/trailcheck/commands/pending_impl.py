@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from trailcheck.commands.output import print_json, stderr
+from trailcheck.commands.pending import HeldTraceRequest, PendingListRequest
 from trailcheck.commands.store_commands_impl import _iso, open_store
 from trailcheck.extras import needs_extra
 from trailcheck.store import PendingTrace
@@ -42,11 +43,11 @@ def _trace_json(trace: PendingTrace) -> dict[str, object]:
     }
 
 
-def pending_list(*, db: str | None, as_json: bool) -> None:
+def pending_list(request: PendingListRequest) -> None:
     """The body of :func:`trailcheck.commands.pending.pending_list`."""
-    with open_store(db, must_exist=True) as store:
+    with open_store(request.db, must_exist=True) as store:
         traces = store.pending_traces()
-    if as_json:
+    if request.as_json:
         print_json([_trace_json(trace) for trace in traces])
         return
     for trace in traces:
@@ -86,21 +87,21 @@ def _show(held: HeldTrace) -> None:
         lines.print(f"unreadable {problem}", style="red", markup=False)
 
 
-def pending_show(*, trace_id: str, db: str | None) -> None:
+def pending_show(request: HeldTraceRequest) -> None:
     """The body of :func:`trailcheck.commands.pending.pending_show`."""
     # trailcheck.serve brings the endpoints' packages (FastAPI, gRPC) with it.
     with needs_extra("serve", "trailcheck pending show"):
         from trailcheck.serve import held_trace
 
-    with open_store(db, must_exist=True) as store:
-        held = held_trace(store, trace_id)
+    with open_store(request.db, must_exist=True) as store:
+        held = held_trace(store, request.trace_id)
     _show(held)
 
 
-def pending_retry(*, trace_id: str, db: str | None) -> None:
+def pending_retry(request: HeldTraceRequest) -> None:
     """The body of :func:`trailcheck.commands.pending.pending_retry`."""
-    with open_store(db, must_exist=True) as store:
-        trace = store.retry_quarantined(trace_id)
+    with open_store(request.db, must_exist=True) as store:
+        trace = store.retry_quarantined(request.trace_id)
     stderr.print(
         f"trace {trace.trace_id} is pending again ({trace.span_count} span(s),"
         f" {trace.log_count} GenAI log record(s)); the next sweep of trailcheck serve tries it",
@@ -108,10 +109,10 @@ def pending_retry(*, trace_id: str, db: str | None) -> None:
     )
 
 
-def pending_drop(*, trace_id: str, db: str | None) -> None:
+def pending_drop(request: HeldTraceRequest) -> None:
     """The body of :func:`trailcheck.commands.pending.pending_drop`."""
-    with open_store(db, must_exist=True) as store:
-        dropped = store.drop_pending(trace_id)
+    with open_store(request.db, must_exist=True) as store:
+        dropped = store.drop_pending(request.trace_id)
     was = "quarantined" if dropped.reason is not None else "pending"
     why = f" (quarantined: {dropped.reason})" if dropped.reason is not None else ""
     stderr.print(

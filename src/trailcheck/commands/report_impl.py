@@ -3,9 +3,8 @@ file shown again, compared with a baseline, or as HTML."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from trailcheck.commands.output import stderr, stdout
+from trailcheck.commands.report import ReportRequest
 from trailcheck.report.files import write_atomically
 from trailcheck.report.html import render_html
 from trailcheck.report.run_view import render_run
@@ -18,14 +17,12 @@ def _dataset_version(report: RunReport) -> object:
     return dataset.get("version") if isinstance(dataset, dict) else None
 
 
-def report_command(
-    *, report_path: Path, html: Path | None, compare: Path | None, seed: int
-) -> None:
+def report_command(request: ReportRequest) -> None:
     """The body of :func:`trailcheck.commands.report.report_command`."""
-    report = load_report(report_path)
-    if compare is not None:
-        baseline = load_report(compare)
-        comparison = compare_outcomes(report.outcomes(), baseline.outcomes(), seed=seed)
+    report = load_report(request.report_path)
+    if request.compare is not None:
+        baseline = load_report(request.compare)
+        comparison = compare_outcomes(report.outcomes(), baseline.outcomes(), seed=request.seed)
         report = report.model_copy(update={"comparison": comparison})
         mine, theirs = _dataset_version(report), _dataset_version(baseline)
         if mine != theirs:
@@ -34,6 +31,7 @@ def report_command(
                 markup=False,
             )
     stdout.print(render_run(report))
+    html = request.html
     if html is not None:
         write_atomically(html, render_html(report).encode())
         stderr.print(f"wrote {html}", markup=False)

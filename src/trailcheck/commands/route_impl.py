@@ -23,11 +23,11 @@ import orjson
 import typer
 
 from trailcheck.audit import check_provenance
+from trailcheck.commands.route import RouteEvalRequest
 from trailcheck.errors import EXIT_FAILED, InputError
 from trailcheck.route import (
     FieldWeights,
     RouteEvaluation,
-    ScorerName,
     Thresholds,
     build_gate,
     evaluate_routing,
@@ -195,22 +195,15 @@ def render_summary(evaluation: RouteEvaluation) -> str:
     return "\n".join(lines)
 
 
-def eval_command(
-    *,
-    catalog: Path,
-    taxonomy: Path,
-    train: Path,
-    queries: Path,
-    k: int,
-    scorer: str,
-    as_json: bool,
-    out: Path | None,
-    fail_on_incorrect: bool,
-) -> None:
+def eval_command(request: RouteEvalRequest) -> None:
     """The body of :func:`trailcheck.commands.route.eval_command`."""
-    if scorer not in ("tfidf", "bm25"):
-        raise InputError(f"--scorer: {scorer!r} is not one of tfidf, bm25")
-    chosen: ScorerName = "tfidf" if scorer == "tfidf" else "bm25"
+    catalog, taxonomy, train, queries = (
+        request.catalog,
+        request.taxonomy,
+        request.train,
+        request.queries,
+    )
+    k, chosen, out = request.k, request.scorer, request.out
     thresholds = Thresholds()
     gate = build_gate(
         load_catalog(catalog),
@@ -240,6 +233,6 @@ def eval_command(
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text + "\n", encoding="utf-8")
-    typer.echo(text if as_json else render_summary(evaluation))
-    if fail_on_incorrect and evaluation.metrics["incorrect_executions"].count:
+    typer.echo(text if request.as_json else render_summary(evaluation))
+    if request.fail_on_incorrect and evaluation.metrics["incorrect_executions"].count:
         raise typer.Exit(EXIT_FAILED)

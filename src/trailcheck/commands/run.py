@@ -1,141 +1,243 @@
-"""``trailcheck run``: its options. What it does is in :mod:`trailcheck.commands.run_impl`,
-imported when the command runs, so that every other command starts without the runner."""
+"""``trailcheck run``: its options, declared once in :class:`RunRequest`. What it does is in
+:mod:`trailcheck.commands.run_impl`, imported when the command runs, so that every other command
+starts without the runner. What the options mean at length: ``docs/running.md``."""
 
+import enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Final, Literal, NamedTuple
 
 import typer
 
+from trailcheck.commands.declare import command, implementation
 from trailcheck.commands.executor_options import AddressOption, ExecutorOption, NumCpusOption
 from trailcheck.commands.options import EmitOtelHeaderOption, EmitOtelOption
 
-__all__ = ["run_command"]
+__all__ = ["AgentKind", "RunRequest", "RunSplit", "run_command"]
+
+AGENT: Final = "Agent"
+MODEL: Final = "Model"
+TRIALS: Final = "Trials"
+OUTPUT: Final = "Output"
+JUDGE: Final = "Judge"
+GATE: Final = "Gate"
+
+AgentKind = Literal["native", "otel"]
+""":data:`trailcheck.commands.run_impl.AgentKind`: how the agent factory is called."""
 
 
-def run_command(
-    dataset_path: Annotated[Path, typer.Argument(help="The dataset file (YAML or JSON).")],
+class RunSplit(enum.StrEnum):
+    """:data:`trailcheck.cases.Split`, for ``--split`` (typer takes a list of an enum, not of a
+    ``Literal``)."""
+
+    REGRESSION = "regression"
+    HOLDOUT = "holdout"
+    CALIBRATION = "calibration"
+    MONITORING = "monitoring"
+
+
+class RunRequest(NamedTuple):
+    """What ``trailcheck run`` was asked."""
+
+    dataset_path: Annotated[
+        Path, typer.Argument(metavar="DATASET", help="The dataset file (YAML or JSON).")
+    ]
     agent: Annotated[
-        str, typer.Option("--agent", help="MODULE:FACTORY making a fresh agent per trial.")
-    ],
-    agent_kind: Annotated[
         str,
         typer.Option(
-            "--agent-kind",
-            help="native: the factory makes an Agent; otel: it is called with the trial's"
-            " TelemetryContext and makes any callable, traced by its framework's OpenTelemetry.",
+            "--agent",
+            metavar="MODULE:FACTORY",
+            rich_help_panel=AGENT,
+            help="Makes a fresh agent for each trial.",
         ),
-    ] = "native",
+    ]
+    agent_kind: Annotated[
+        AgentKind,
+        typer.Option(
+            "--agent-kind",
+            rich_help_panel=AGENT,
+            help="native: the factory makes an Agent; otel: any callable, traced by its"
+            " framework's OpenTelemetry.",
+        ),
+    ] = "native"
     env: Annotated[
         str | None,
-        typer.Option("--env", help="MODULE:FACTORY making a fresh environment per trial."),
-    ] = None,
-    k: Annotated[int, typer.Option("-k", min=1, help="Trials per case.")] = 1,
-    concurrency: Annotated[int, typer.Option(min=1, help="Trials at once.")] = 4,
-    timeout: Annotated[float, typer.Option(help="Seconds before a trial is a timeout.")] = 300.0,
-    seed: Annotated[int, typer.Option(help="Seed of trace ids and bootstrap intervals.")] = 0,
-    rate_limit: Annotated[
-        float | None, typer.Option(help="Model calls per second, across all trials.")
-    ] = None,
-    split: Annotated[
-        list[str] | None, typer.Option("--split", help="Run only this split (repeatable).")
-    ] = None,
+        typer.Option(
+            "--env",
+            metavar="MODULE:FACTORY",
+            rich_help_panel=AGENT,
+            help="Makes a fresh environment for each trial.",
+        ),
+    ] = None
     model: Annotated[
         str | None,
-        typer.Option(help="A real model: the agent factory is called with it (OpenAI API)."),
-    ] = None,
+        typer.Option(
+            metavar="NAME",
+            rich_help_panel=MODEL,
+            help="A real model (OpenAI API), handed to the agent factory.",
+        ),
+    ] = None
     base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint for --model.")
-    ] = None,
+        str | None,
+        typer.Option(
+            metavar="URL",
+            rich_help_panel=MODEL,
+            help="The OpenAI-compatible endpoint of `--model`.",
+        ),
+    ] = None
     api_key_env: Annotated[
-        str, typer.Option(help="Environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
+        str,
+        typer.Option(
+            metavar="VAR",
+            rich_help_panel=MODEL,
+            help="The environment variable holding the API key.",
+        ),
+    ] = "OPENAI_API_KEY"
+    k: Annotated[
+        int, typer.Option("-k", min=1, metavar="N", rich_help_panel=TRIALS, help="Trials per case.")
+    ] = 1
+    concurrency: Annotated[
+        int, typer.Option(min=1, metavar="N", rich_help_panel=TRIALS, help="Trials at once.")
+    ] = 4
+    timeout: Annotated[
+        float,
+        typer.Option(
+            metavar="SECONDS", rich_help_panel=TRIALS, help="Seconds before a trial times out."
+        ),
+    ] = 300.0
+    seed: Annotated[
+        int,
+        typer.Option(
+            metavar="N",
+            rich_help_panel=TRIALS,
+            help="Seed of the trace ids and bootstrap intervals.",
+        ),
+    ] = 0
+    rate_limit: Annotated[
+        float | None,
+        typer.Option(
+            metavar="PER-SECOND",
+            rich_help_panel=TRIALS,
+            help="Model calls per second, across all trials.",
+        ),
+    ] = None
+    split: Annotated[
+        list[RunSplit] | None,
+        typer.Option(
+            "--split",
+            metavar="SPLIT",
+            rich_help_panel=TRIALS,
+            help="Run only this split: regression, holdout, calibration or monitoring"
+            " (repeatable).",
+        ),
+    ] = None
     baseline: Annotated[
-        Path | None, typer.Option(help="A previous report to compare with, case by case.")
-    ] = None,
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            rich_help_panel=OUTPUT,
+            help="A previous report to compare with, case by case.",
+        ),
+    ] = None
     out: Annotated[
-        Path | None, typer.Option(help="Folder for the files (default .trailcheck/runs/...).")
-    ] = None,
-    name: Annotated[str, typer.Option(help="File name stem of the report.")] = "report",
-    html: Annotated[bool, typer.Option("--html", help="Also write the HTML report.")] = False,
-    gate_pass_hat_k: Annotated[
-        float | None, typer.Option(help="Gate: overall pass^k at least this.")
-    ] = None,
-    gate_k: Annotated[int | None, typer.Option(help="Gate: the k of --gate-pass-hat-k.")] = None,
-    gate_pass_at_1: Annotated[
-        float | None, typer.Option(help="Gate: pass@1 at least this.")
-    ] = None,
-    gate_regression: Annotated[
-        bool, typer.Option(help="Gate: every trial of every regression case passes.")
-    ] = False,
-    gate_max_infra_errors: Annotated[
-        int | None, typer.Option(help="Gate: at most this many infra errors.")
-    ] = None,
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            rich_help_panel=OUTPUT,
+            help="The folder for the files (default: a new one in `.trailcheck/runs`).",
+        ),
+    ] = None
+    name: Annotated[
+        str,
+        typer.Option(
+            metavar="STEM", rich_help_panel=OUTPUT, help="The file name stem of the report."
+        ),
+    ] = "report"
+    html: Annotated[
+        bool, typer.Option("--html", rich_help_panel=OUTPUT, help="Also write the HTML report.")
+    ] = False
     judge: Annotated[
         str | None,
-        typer.Option(help="Judge the cases' rubrics: replay:FILE.jsonl, rubric, ... (see docs)."),
-    ] = None,
+        typer.Option(
+            metavar="SPEC",
+            rich_help_panel=JUDGE,
+            help="The judge of the cases' rubrics: `replay:FILE.jsonl`, `rubric`, ...",
+        ),
+    ] = None
     judge_model: Annotated[
-        str | None, typer.Option(help="The model of a model judge (OpenAI API).")
-    ] = None,
+        str | None,
+        typer.Option(
+            metavar="NAME", rich_help_panel=JUDGE, help="The model of a model judge (OpenAI API)."
+        ),
+    ] = None
     judge_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint for --judge-model.")
-    ] = None,
+        str | None,
+        typer.Option(
+            metavar="URL",
+            rich_help_panel=JUDGE,
+            help="The OpenAI-compatible endpoint of `--judge-model`.",
+        ),
+    ] = None
     judge_calibration: Annotated[
         Path | None,
-        typer.Option(help="The judge's calibration report (trailcheck judge calibrate --out)."),
-    ] = None,
+        typer.Option(
+            metavar="FILE",
+            rich_help_panel=JUDGE,
+            help="The judge's calibration report (`trailcheck judge calibrate --out`).",
+        ),
+    ] = None
+    gate_pass_hat_k: Annotated[
+        float | None,
+        typer.Option(metavar="RATE", rich_help_panel=GATE, help="Overall pass^k at least this."),
+    ] = None
+    gate_k: Annotated[
+        int | None,
+        typer.Option(metavar="N", rich_help_panel=GATE, help="The k of `--gate-pass-hat-k`."),
+    ] = None
+    gate_pass_at_1: Annotated[
+        float | None,
+        typer.Option(metavar="RATE", rich_help_panel=GATE, help="pass@1 at least this."),
+    ] = None
+    gate_regression: Annotated[
+        bool,
+        typer.Option(
+            "--gate-regression",
+            rich_help_panel=GATE,
+            help="Every trial of every regression case passes.",
+        ),
+    ] = False
+    gate_max_infra_errors: Annotated[
+        int | None,
+        typer.Option(metavar="N", rich_help_panel=GATE, help="At most this many infra errors."),
+    ] = None
     gate_judge_max_false_pass: Annotated[
-        float | None, typer.Option(help="Gate: the judge's calibrated false-pass rate at most.")
-    ] = None,
+        float | None,
+        typer.Option(
+            metavar="RATE",
+            rich_help_panel=GATE,
+            help="The judge's calibrated false-pass rate at most this.",
+        ),
+    ] = None
     gate_judge_max_false_fail: Annotated[
-        float | None, typer.Option(help="Gate: the judge's calibrated false-fail rate at most.")
-    ] = None,
-    emit_otel: EmitOtelOption = None,
-    emit_otel_header: EmitOtelHeaderOption = None,
-    executor: ExecutorOption = "local",
-    address: AddressOption = None,
-    num_cpus: NumCpusOption = None,
-) -> None:
+        float | None,
+        typer.Option(
+            metavar="RATE",
+            rich_help_panel=GATE,
+            help="The judge's calibrated false-fail rate at most this.",
+        ),
+    ] = None
+    emit_otel: EmitOtelOption = None
+    emit_otel_header: EmitOtelHeaderOption = None
+    executor: ExecutorOption = "local"
+    address: AddressOption = None
+    num_cpus: NumCpusOption = None
+
+
+@command(RunRequest)
+def run_command(request: RunRequest) -> None:
     """Run an agent on a dataset, k trials per case; write the report; check the gate.
 
     Exit 0 when the gate passed (or none was set), 1 when it failed or the run was interrupted,
-    2 for a usage or input error. ``--emit-otel`` sends the scores as telemetry, best effort:
-    it changes no exit code.
+    2 for a usage or input error. `--emit-otel` sends the scores as telemetry, best effort: it
+    changes no exit code.
     """
-    from trailcheck.commands.run_impl import run_command as run
-
-    run(
-        dataset_path=dataset_path,
-        agent=agent,
-        agent_kind=agent_kind,
-        env=env,
-        k=k,
-        concurrency=concurrency,
-        timeout=timeout,
-        seed=seed,
-        rate_limit=rate_limit,
-        split=split,
-        model=model,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        baseline=baseline,
-        out=out,
-        name=name,
-        html=html,
-        gate_pass_hat_k=gate_pass_hat_k,
-        gate_k=gate_k,
-        gate_pass_at_1=gate_pass_at_1,
-        gate_regression=gate_regression,
-        gate_max_infra_errors=gate_max_infra_errors,
-        judge=judge,
-        judge_model=judge_model,
-        judge_base_url=judge_base_url,
-        judge_calibration=judge_calibration,
-        gate_judge_max_false_pass=gate_judge_max_false_pass,
-        gate_judge_max_false_fail=gate_judge_max_false_fail,
-        emit_otel=emit_otel,
-        emit_otel_header=emit_otel_header,
-        executor=executor,
-        address=address,
-        num_cpus=num_cpus,
-    )
+    implementation("trailcheck.commands.run_impl:run_command", RunRequest)(request)

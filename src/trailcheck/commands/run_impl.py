@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, get_args
 
 import typer
 from rich.console import Console
@@ -16,6 +16,7 @@ from trailcheck.cases import Case, GateSpec, Split, TrialResources, load_dataset
 from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.judge_impl import JudgeModels, build_judge, openai_model
 from trailcheck.commands.output import stderr, stdout
+from trailcheck.commands.run import AgentKind, RunRequest, RunSplit
 from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.extras import needs_extra
@@ -35,7 +36,6 @@ from trailcheck.run.results import RunReport, load_report
 from trailcheck.run.runner import run
 from trailcheck.specs.references import resolve_reference
 
-AgentKind = Literal["native", "otel"]
 _OTEL_WITHOUT_MODEL = (
     "--model works with --agent-kind native: an otel agent's factory makes its own model"
 )
@@ -74,112 +74,97 @@ def _default_out(dataset_name: str) -> Path:
     return Path(".trailcheck") / "runs" / f"{dataset_name}-{stamp}"
 
 
-def run_command(
-    *,
-    dataset_path: Path,
-    agent: str,
-    agent_kind: str,
-    env: str | None,
-    k: int,
-    concurrency: int,
-    timeout: float,
-    seed: int,
-    rate_limit: float | None,
-    split: list[str] | None,
-    model: str | None,
-    base_url: str | None,
-    api_key_env: str,
-    baseline: Path | None,
-    out: Path | None,
-    name: str,
-    html: bool,
-    gate_pass_hat_k: float | None,
-    gate_k: int | None,
-    gate_pass_at_1: float | None,
-    gate_regression: bool,
-    gate_max_infra_errors: int | None,
-    judge: str | None,
-    judge_model: str | None,
-    judge_base_url: str | None,
-    judge_calibration: Path | None,
-    gate_judge_max_false_pass: float | None,
-    gate_judge_max_false_fail: float | None,
-    emit_otel: str | None,
-    emit_otel_header: list[str] | None,
-    executor: str = "local",
-    address: str | None = None,
-    num_cpus: float | None = None,
-) -> None:
+def run_command(request: RunRequest) -> None:
     """The body of :func:`trailcheck.commands.run.run_command`."""
-    target = emit_target(emit_otel, emit_otel_header)
-    kind = _agent_kind(agent_kind)
-    where = executor_kind(executor, address, num_cpus)
-    if kind == "otel" and model is not None:
+    target = emit_target(request.emit_otel, request.emit_otel_header)
+    where = executor_kind(request.executor, request.address, request.num_cpus)
+    if request.agent_kind == "otel" and request.model is not None:
         raise UsageError(_OTEL_WITHOUT_MODEL)
-    dataset = load_dataset(dataset_path)
-    prior = load_report(baseline) if baseline is not None else None
+    dataset = load_dataset(request.dataset_path)
+    prior = load_report(request.baseline) if request.baseline is not None else None
     chat = None
-    if model is not None:
-        chat = openai_model(model, base_url, api_key_env, what="trailcheck run --model")
-    elif base_url is not None:
+    if request.model is not None:
+        chat = openai_model(
+            request.model, request.base_url, request.api_key_env, what="trailcheck run --model"
+        )
+    elif request.base_url is not None:
         raise UsageError("--base-url needs --model")
     options = RunOptions(
-        k=k,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        seed=seed,
-        rate_limit_per_s=rate_limit,
-        splits=_splits(split),
+        k=request.k,
+        concurrency=request.concurrency,
+        timeout_s=request.timeout,
+        seed=request.seed,
+        rate_limit_per_s=request.rate_limit,
+        splits=_splits(request.split),
     )
-    overrides = GateSpec.model_validate(
-        {
-            key: value
-            for key, value in {
-                "pass_hat_k": gate_pass_hat_k,
-                "k": gate_k,
-                "pass_at_1": gate_pass_at_1,
-                "regression_must_pass": gate_regression or None,
-                "max_infra_errors": gate_max_infra_errors,
-                "judge_max_false_pass": gate_judge_max_false_pass,
-                "judge_max_false_fail": gate_judge_max_false_fail,
-            }.items()
-            if value is not None
-        },
-        strict=False,
-    )
-    gate = (dataset.gate or GateSpec()).merged(overrides)
+    gate = (dataset.gate or GateSpec()).merged(_gate_overrides(request))
+    env = request.env
     environment = resolve_reference(env, what="environment factory") if env else None
-    judge_models = JudgeModels(judge_model, judge_base_url, api_key_env)
-    rubric_judge = build_judge(judge, judge_models) if judge is not None else None
-    calibration = load_calibration_report(judge_calibration) if judge_calibration else None
+    judge_models = JudgeModels(request.judge_model, request.judge_base_url, request.api_key_env)
+    rubric_judge = build_judge(request.judge, judge_models) if request.judge is not None else None
+    calibration = (
+        load_calibration_report(request.judge_calibration) if request.judge_calibration else None
+    )
     if calibration is not None and rubric_judge is None:
         raise UsageError("--judge-calibration needs --judge")
     closing = [model for model in (chat, judge_models.model) if model is not None]
     with (
         _trial_executor(
-            where, address, num_cpus, selected_cases(dataset, options.splits), dataset.resources
+            where,
+            request.address,
+            request.num_cpus,
+            selected_cases(dataset, options.splits),
+            dataset.resources,
         ) as trial_executor,
         ProgressObserver(stderr, label=dataset.name) as progress,
     ):
         result = run(
             dataset,
-            agent_factory(agent, chat, kind),
+            agent_factory(request.agent, chat, request.agent_kind),
             environment,
             options=options,
             baseline=prior,
             observer=progress,
-            references={"agent": agent, "environment": env, "dataset": str(dataset_path)},
+            references={
+                "agent": request.agent,
+                "environment": env,
+                "dataset": str(request.dataset_path),
+            },
             closing=closing,
             judge=rubric_judge,
             executor=trial_executor,
         )
-    folder = out or _default_out(dataset.name)
+    folder = request.out or _default_out(dataset.name)
     written = write_run(
-        result.report, result.trace_lines, folder, name, html=render_html if html else None
+        result.report,
+        result.trace_lines,
+        folder,
+        request.name,
+        html=render_html if request.html else None,
     )
     if target is not None:
         emit(trial_results(result), target, stderr)
     finish(result.report, gate, written, calibration)
+
+
+def _gate_overrides(request: RunRequest) -> GateSpec:
+    """The thresholds the ``--gate-*`` options set, over those of the dataset."""
+    return GateSpec.model_validate(
+        {
+            key: value
+            for key, value in {
+                "pass_hat_k": request.gate_pass_hat_k,
+                "k": request.gate_k,
+                "pass_at_1": request.gate_pass_at_1,
+                "regression_must_pass": request.gate_regression or None,
+                "max_infra_errors": request.gate_max_infra_errors,
+                "judge_max_false_pass": request.gate_judge_max_false_pass,
+                "judge_max_false_fail": request.gate_judge_max_false_fail,
+            }.items()
+            if value is not None
+        },
+        strict=False,
+    )
 
 
 @contextmanager
@@ -232,19 +217,9 @@ def finish(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _agent_kind(value: str) -> AgentKind:
-    kinds: tuple[AgentKind, ...] = ("native", "otel")
-    for kind in kinds:
-        if value == kind:
-            return kind
-    raise UsageError(f"--agent-kind {value!r}: an agent kind is native or otel")
-
-
-def _splits(values: list[str] | None) -> tuple[Split, ...] | None:
+def _splits(values: list[RunSplit] | None) -> tuple[Split, ...] | None:
+    """The splits ``--split`` chose, once each, in the order of :data:`trailcheck.cases.Split`."""
     if not values:
         return None
-    known: tuple[Split, ...] = ("regression", "holdout", "calibration", "monitoring")
-    unknown = [value for value in values if value not in known]
-    if unknown:
-        raise UsageError(f"--split {unknown[0]!r}: a split is one of {', '.join(known)}")
+    known: tuple[Split, ...] = get_args(Split)
     return tuple(split for split in known if split in values)

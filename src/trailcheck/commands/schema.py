@@ -1,13 +1,13 @@
 """``trailcheck schema``: the published JSON Schemas, printed."""
 
-import typer
+from trailcheck.commands.declare import Command, new_app
 
 __all__ = ["schema_app"]
 
-schema_app = typer.Typer(help="Print the published JSON Schemas.", no_args_is_help=True)
+schema_app = new_app("Print the published JSON Schemas.", no_args_is_help=True)
 
 
-@schema_app.command("trace")
+@schema_app.command("trace", cls=Command)
 def schema_trace() -> None:
     """The JSON Schema of one line of trailcheck JSONL."""
     from trailcheck.commands.output import print_json
@@ -16,7 +16,7 @@ def schema_trace() -> None:
     print_json(trace_json_schema())
 
 
-@schema_app.command("dataset")
+@schema_app.command("dataset", cls=Command)
 def schema_dataset() -> None:
     """The JSON Schema of a dataset file (YAML or JSON)."""
     from trailcheck.cases import dataset_json_schema
@@ -25,9 +25,9 @@ def schema_dataset() -> None:
     print_json(dataset_json_schema())
 
 
-@schema_app.command("report")
+@schema_app.command("report", cls=Command)
 def schema_report() -> None:
-    """The JSON Schema of a run report (trailcheck run's NAME.json)."""
+    """The JSON Schema of a run report (`trailcheck run`'s `NAME.json`)."""
     from trailcheck.commands.output import print_json
     from trailcheck.run.results import report_json_schema
 

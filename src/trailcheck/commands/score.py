@@ -1,14 +1,17 @@
 """``trailcheck score``: traces recorded elsewhere, graded against the cases they name.
 
-The options; what the command does is in :mod:`trailcheck.commands.score_impl`, imported when it
-runs.
+The options, declared once in :class:`ScoreRequest`; what the command does is in
+:mod:`trailcheck.commands.score_impl`, imported when it runs. What the options mean at length:
+``docs/scoring.md`` (grading, ``--workers``, ``--emit-otel``), ``docs/traces.md``
+(``--by-session``) and ``docs/scale.md`` (``--executor ray``).
 """
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import typer
 
+from trailcheck.commands.declare import command, implementation
 from trailcheck.commands.executor_options import AddressOption, ExecutorOption, NumCpusOption
 from trailcheck.commands.options import (
     DbOption,
@@ -22,77 +25,62 @@ from trailcheck.commands.options import (
     UntilOption,
 )
 
-__all__ = ["score_command"]
+__all__ = ["ScoreRequest", "score_command"]
 
 
-def score_command(
-    dataset: Annotated[Path, typer.Option("--dataset", "-d", help="The dataset (YAML or JSON).")],
+class ScoreRequest(NamedTuple):
+    """What ``trailcheck score`` was asked."""
+
+    dataset: Annotated[
+        Path,
+        typer.Option("--dataset", "-d", metavar="FILE", help="The dataset (YAML or JSON)."),
+    ]
     traces: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="Recorded traces, in any format trailcheck reads; several files are one input"
-            " (shards). None: the store's traces (--db; --since, --until, --label, --tool and"
-            " --session choose which).",
+            metavar="TRACES",
+            help="Trace files, in any format trailcheck reads, as one input; none: the store's.",
             show_default=False,
         ),
-    ] = None,
-    db: DbOption = None,
-    since: SinceOption = None,
-    until: UntilOption = None,
-    label: LabelFilterOption = None,
-    tool: ToolFilterOption = None,
-    session: SessionFilterOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the grades as JSON.")] = False,
-    format_name: FormatOption = None,
-    emit_otel: EmitOtelOption = None,
-    emit_otel_header: EmitOtelHeaderOption = None,
+    ] = None
+    db: DbOption = None
+    since: SinceOption = None
+    until: UntilOption = None
+    label: LabelFilterOption = None
+    tool: ToolFilterOption = None
+    session: SessionFilterOption = None
+    as_json: Annotated[bool, typer.Option("--json", help="Print the grades as JSON.")] = False
+    format_name: FormatOption = None
+    emit_otel: EmitOtelOption = None
+    emit_otel_header: EmitOtelHeaderOption = None
     by_session: Annotated[
         bool,
-        typer.Option(
-            "--by-session",
-            help="Grade each session (conversation) as one trace: its turns' calls in order,"
-            " the last turn's answer, the first turn's state before and the last one's after.",
-        ),
-    ] = False,
+        typer.Option("--by-session", help="Grade each session (conversation) as one trace."),
+    ] = False
     workers: Annotated[
         int | None,
         typer.Option(
             "--workers",
             min=1,
-            help="Processes grading trailcheck JSONL or the store (default: every core; 1 grades"
-            " in this process). Other formats, --by-session and --emit-otel grade in this process."
-            " With --executor ray: Ray tasks at once (default: the cluster's CPUs).",
+            metavar="N",
+            help="Processes grading trailcheck JSONL or the store (default: every core).",
         ),
-    ] = None,
-    executor: ExecutorOption = "local",
-    address: AddressOption = None,
-    num_cpus: NumCpusOption = None,
-) -> None:
+    ] = None
+    executor: ExecutorOption = "local"
+    address: AddressOption = None
+    num_cpus: NumCpusOption = None
+
+
+@command(ScoreRequest)
+def score_command(request: ScoreRequest) -> None:
     """Grade recorded traces (files, or the store's) against the cases they name in
-    ``metadata.case_id``.
+    `metadata.case_id`.
 
     Exit 0 when every trace passed, 1 when any failed or was unscorable, 2 for input errors
-    (a bad dataset, an unreadable trace, a trace that names no known case). ``--emit-otel``
+    (a bad dataset, an unreadable trace, a trace that names no known case). `--emit-otel`
     sends the scores as telemetry, best effort: it changes no exit code.
-    """
-    from trailcheck.commands.score_impl import score_command as body
 
-    body(
-        traces=traces or [],
-        dataset=dataset,
-        db=db,
-        since=since,
-        until=until,
-        label=label,
-        tool=tool,
-        session=session,
-        as_json=as_json,
-        format_name=format_name,
-        emit_otel=emit_otel,
-        emit_otel_header=emit_otel_header,
-        by_session=by_session,
-        workers=workers,
-        executor=executor,
-        address=address,
-        num_cpus=num_cpus,
-    )
+    Without trace files, the store's traces are graded (`--db`), those that `--since`,
+    `--until`, `--label`, `--tool` and `--session` choose.
+    """
+    implementation("trailcheck.commands.score_impl:score_command", ScoreRequest)(request)

@@ -22,6 +22,7 @@ from trailcheck.cases import Case, Dataset, load_dataset
 from trailcheck.commands.executor_options import Executor, executor_kind
 from trailcheck.commands.import_summary import MAX_LISTED_REJECTIONS, counted, print_rejections
 from trailcheck.commands.output import print_json, stderr, stdout
+from trailcheck.commands.score import ScoreRequest
 from trailcheck.commands.store_commands_impl import open_store, parse_trace_filter
 from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import EXIT_FAILED, EXIT_USAGE, InputError, UsageError
@@ -114,59 +115,49 @@ def _grade_traces(
     return graded
 
 
-def score_command(
-    *,
-    traces: list[Path],
-    dataset: Path,
-    db: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    label: str | None = None,
-    tool: str | None = None,
-    session: str | None = None,
-    as_json: bool,
-    format_name: str | None,
-    emit_otel: str | None,
-    emit_otel_header: list[str] | None,
-    by_session: bool,
-    workers: int | None = None,
-    executor: str = "local",
-    address: str | None = None,
-    num_cpus: float | None = None,
-) -> None:
+def score_command(request: ScoreRequest) -> None:
     """The body of :func:`trailcheck.commands.score.score_command`. Trailcheck JSONL files
-    (one input, however many shards) and the store are graded on the lean path over ``workers``
-    processes (default: every core), with the same results in the same order; other formats,
-    sessions and ``--emit-otel`` take the pydantic path in process."""
-    target = emit_target(emit_otel, emit_otel_header)
-    where = executor_kind(executor, address, num_cpus)
-    if traces and db is not None:
+    (one input, however many shards) and the store are graded on the lean path over
+    ``--workers`` processes (default: every core), with the same results in the same order;
+    other formats, sessions and ``--emit-otel`` take the pydantic path in process."""
+    target = emit_target(request.emit_otel, request.emit_otel_header)
+    where = executor_kind(request.executor, request.address, request.num_cpus)
+    traces, format_name = request.traces or [], request.format_name
+    if traces and request.db is not None:
         raise UsageError("score trace files or the store (--db), not both")
     if not traces and format_name is not None:
         raise UsageError("--format names the format of trace files; the store holds traces")
-    chosen = parse_trace_filter(label=label, tool=tool, session=session, since=since, until=until)
+    chosen = parse_trace_filter(
+        label=request.label,
+        tool=request.tool,
+        session=request.session,
+        since=request.since,
+        until=request.until,
+    )
     if traces and chosen.narrows:
         raise UsageError(
             "--since, --until, --label, --tool and --session choose among the store's traces"
         )
-    cases = _cases_with_scorers(load_dataset(dataset))
+    cases = _cases_with_scorers(load_dataset(request.dataset))
     summary = ImportSummary()
     with ExitStack() as closing:
-        store = None if traces else closing.enter_context(open_store(db, must_exist=True))
-        source = _Source(traces, store, chosen, dataset, summary)
-        if _in_process(where, by_session or target is not None, traces, format_name):
+        store = None if traces else closing.enter_context(open_store(request.db, must_exist=True))
+        source = _Source(traces, store, chosen, request.dataset, summary)
+        if _in_process(where, request.by_session or target is not None, traces, format_name):
             imported = (
                 store.iter_traces(chosen)
                 if store is not None
                 else iter_import(traces, format_name=format_name, summary=summary)
             )
             graded = _grade_traces(
-                session_traces(imported) if by_session else imported, cases, target
+                session_traces(imported) if request.by_session else imported, cases, target
             )
         else:
             graded = _Graded(unmatched=[])
             lean: list[LeanGrade] = []
-            for item in _bulk_grades(source, workers, where, address, num_cpus):
+            for item in _bulk_grades(
+                source, request.workers, where, request.address, request.num_cpus
+            ):
                 if isinstance(item, Unmatched):
                     graded.unmatched.append(str(item))
                 else:
@@ -175,7 +166,7 @@ def score_command(
         if store is not None and not graded.results and not graded.unmatched:
             which = "matching traces" if chosen.narrows else "traces"
             raise InputError(f"the store at {store.url} holds no {which}: nothing to grade")
-    _print_grades(graded, summary, dataset, target, as_json=as_json)
+    _print_grades(graded, summary, request.dataset, target, as_json=request.as_json)
 
 
 def _print_grades(

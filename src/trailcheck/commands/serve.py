@@ -8,17 +8,20 @@ servers share the host, the token, the body limit, the one Intake and the one ad
 many uploads, and how many of their bytes, are in flight at once; how long a body may take), and
 stop together.
 
-The options; what the command does is in :mod:`trailcheck.commands.serve_impl`, imported when it
-runs, with the ``serve`` extra (FastAPI, uvicorn, grpcio): without it, one line says so.
+The options, declared once in :class:`ServeRequest`; what the command does is in
+:mod:`trailcheck.commands.serve_impl`, imported when it runs, with the ``serve`` extra (FastAPI,
+uvicorn, grpcio): without it, one line says so. At length: ``docs/serve.md``.
 """
 
-from typing import Annotated, Final
+from typing import Annotated, Final, NamedTuple
 
 import typer
 
+from trailcheck.commands.declare import command, implementation
+from trailcheck.commands.options import DbOption
 from trailcheck.extras import needs_extra
 
-__all__ = ["serve_command"]
+__all__ = ["ServeRequest", "serve_command"]
 
 # The defaults of trailcheck.serve, spelled out so that --help needs none of its packages.
 TOKEN_ENV: Final = "TRAILCHECK_SERVE_TOKEN"
@@ -32,88 +35,132 @@ DEFAULT_BODY_READ_TIMEOUT_S: Final = 10.0
 DEFAULT_BODY_MIN_RATE: Final = 16 * 1024
 
 
-def serve_command(
-    db: Annotated[
-        str | None,
-        typer.Option("--db", help="Store URL (default $TRAILCHECK_DB, else .trailcheck/)."),
-    ] = None,
+class ServeRequest(NamedTuple):
+    """What ``trailcheck serve`` was asked."""
+
+    db: DbOption = None
     host: Annotated[
-        str, typer.Option(help="Address to listen on; beyond loopback needs --token.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (OTLP/HTTP: 4318).")] = 4318,
+        str,
+        typer.Option(
+            rich_help_panel="Listen",
+            metavar="HOST",
+            help="Address to listen on; beyond loopback needs `--token`.",
+        ),
+    ] = "127.0.0.1"
+    port: Annotated[
+        int,
+        typer.Option(
+            rich_help_panel="Listen",
+            min=0,
+            max=65535,
+            metavar="PORT",
+            help="Port (OTLP/HTTP: 4318).",
+        ),
+    ] = 4318
     grpc_port: Annotated[
-        int, typer.Option(min=0, max=65535, help="OTLP/gRPC port, on the same host.")
-    ] = 4317,
+        int,
+        typer.Option(
+            rich_help_panel="Listen",
+            min=0,
+            max=65535,
+            metavar="PORT",
+            help="OTLP/gRPC port, on the same host.",
+        ),
+    ] = 4317
     grpc: Annotated[
-        bool, typer.Option("--grpc/--no-grpc", help="Receive OTLP/gRPC beside OTLP/HTTP.")
-    ] = True,
+        bool,
+        typer.Option(
+            "--grpc/--no-grpc", rich_help_panel="Listen", help="Receive OTLP/gRPC beside OTLP/HTTP."
+        ),
+    ] = True
     token: Annotated[
         str | None,
         typer.Option(
+            rich_help_panel="Listen",
             envvar=TOKEN_ENV,
             show_envvar=True,
             show_default=False,
+            metavar="TOKEN",
             help="Bearer token every request must carry.",
         ),
-    ] = None,
+    ] = None
     idle_timeout: Annotated[
         float,
         typer.Option(
-            min=0, help="Seconds without a new span or log record after which a trace is complete."
+            rich_help_panel="Traces",
+            min=0,
+            metavar="SECONDS",
+            help="Seconds without a new span or log record after which a trace is complete.",
         ),
-    ] = DEFAULT_IDLE_TIMEOUT_S,
+    ] = DEFAULT_IDLE_TIMEOUT_S
     settle: Annotated[
         float,
         typer.Option(
+            rich_help_panel="Traces",
             min=0,
+            metavar="SECONDS",
             help="Seconds a trace whose root span ended waits for more of it (log records).",
         ),
-    ] = DEFAULT_SETTLE_S,
+    ] = DEFAULT_SETTLE_S
     max_body_bytes: Annotated[
         int,
-        typer.Option(min=1, help="Largest request body (gRPC: message), before and after gunzip."),
-    ] = DEFAULT_MAX_BODY_BYTES,
+        typer.Option(
+            rich_help_panel="Uploads",
+            min=1,
+            metavar="BYTES",
+            help="Largest request body (gRPC: message), before and after gunzip.",
+        ),
+    ] = DEFAULT_MAX_BODY_BYTES
     max_uploads: Annotated[
         int,
-        typer.Option(min=1, help="Request bodies (gRPC: calls) taken at once; more get 503."),
-    ] = DEFAULT_MAX_UPLOADS,
+        typer.Option(
+            rich_help_panel="Uploads",
+            min=1,
+            metavar="N",
+            help="Request bodies (gRPC: calls) taken at once; more get 503.",
+        ),
+    ] = DEFAULT_MAX_UPLOADS
     max_inflight_bytes: Annotated[
         int,
-        typer.Option(min=1, help="Bytes the uploads in flight may hold together; more get 503."),
-    ] = DEFAULT_MAX_INFLIGHT_BYTES,
+        typer.Option(
+            rich_help_panel="Uploads",
+            min=1,
+            metavar="BYTES",
+            help="Bytes the uploads in flight may hold together; more get 503.",
+        ),
+    ] = DEFAULT_MAX_INFLIGHT_BYTES
     body_timeout: Annotated[
         float,
-        typer.Option(help="Seconds a whole body (gRPC: message) may take (more than 0)."),
-    ] = DEFAULT_BODY_TIMEOUT_S,
+        typer.Option(
+            rich_help_panel="Uploads",
+            metavar="SECONDS",
+            help="Seconds a whole body (gRPC: message) may take (more than 0).",
+        ),
+    ] = DEFAULT_BODY_TIMEOUT_S
     body_read_timeout: Annotated[
         float,
-        typer.Option(help="Seconds a body may go without a byte (more than 0)."),
-    ] = DEFAULT_BODY_READ_TIMEOUT_S,
+        typer.Option(
+            rich_help_panel="Uploads",
+            metavar="SECONDS",
+            help="Seconds a body may go without a byte (more than 0).",
+        ),
+    ] = DEFAULT_BODY_READ_TIMEOUT_S
     body_min_rate: Annotated[
         int,
         typer.Option(
-            min=0, help="Bytes/s a body must average after its first --body-read-timeout (0: any)."
+            rich_help_panel="Uploads",
+            min=0,
+            metavar="BYTES/S",
+            help="Bytes per second a body must average after its first `--body-read-timeout`"
+            " (0: any).",
         ),
-    ] = DEFAULT_BODY_MIN_RATE,
-) -> None:
-    """Receive OpenTelemetry spans and GenAI log records (OTLP/HTTP POST /v1/traces and
-    /v1/logs, OTLP/gRPC) as stored traces."""
-    with needs_extra("serve", "trailcheck serve"):
-        from trailcheck.commands.serve_impl import serve_command as body
+    ] = DEFAULT_BODY_MIN_RATE
 
-    body(
-        db=db,
-        host=host,
-        port=port,
-        grpc_port=grpc_port,
-        grpc=grpc,
-        token=token,
-        idle_timeout=idle_timeout,
-        settle=settle,
-        max_body_bytes=max_body_bytes,
-        max_uploads=max_uploads,
-        max_inflight_bytes=max_inflight_bytes,
-        body_timeout=body_timeout,
-        body_read_timeout=body_read_timeout,
-        body_min_rate=body_min_rate,
-    )
+
+@command(ServeRequest)
+def serve_command(request: ServeRequest) -> None:
+    """Receive OpenTelemetry spans and GenAI log records (OTLP/HTTP `POST /v1/traces` and
+    `/v1/logs`, OTLP/gRPC) as stored traces."""
+    with needs_extra("serve", "trailcheck serve"):
+        body = implementation("trailcheck.commands.serve_impl:serve_command", ServeRequest)
+    body(request)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from trailcheck.commands.output import stderr
+from trailcheck.commands.serve import ServeRequest
 from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.errors import UsageError
 from trailcheck.serve import (
@@ -26,68 +27,55 @@ def _endpoints(host: str, port: int) -> str:
     return f"http://{shown}:{port}/v1/traces, /v1/logs"
 
 
-def serve_command(
-    *,
-    db: str | None,
-    host: str,
-    port: int,
-    grpc_port: int,
-    grpc: bool,
-    token: str | None,
-    idle_timeout: float,
-    settle: float,
-    max_body_bytes: int,
-    max_uploads: int,
-    max_inflight_bytes: int,
-    body_timeout: float,
-    body_read_timeout: float,
-    body_min_rate: int,
-) -> None:
+def serve_command(request: ServeRequest) -> None:
     """The body of :func:`trailcheck.commands.serve.serve_command`."""
-    check_bind(host, token)
-    for option, seconds in (
-        ("--body-timeout", body_timeout),
-        ("--body-read-timeout", body_read_timeout),
-    ):
-        if not 0 < seconds < math.inf:
-            raise UsageError(f"{option} must be a number of seconds more than 0, got {seconds:g}")
-    if max_body_bytes > max_inflight_bytes:
-        raise UsageError(
-            f"--max-body-bytes {max_body_bytes} is over --max-inflight-bytes"
-            f" {max_inflight_bytes}: a body that large could never be taken; lower the one or"
-            " raise the other"
-        )
-    limits = UploadLimits(
-        max_uploads=max_uploads,
-        max_inflight_bytes=max_inflight_bytes,
-        body_timeout_s=body_timeout,
-        read_timeout_s=body_read_timeout,
-        min_rate=body_min_rate,
-    )
-    admission = Admission(limits)
-    with open_store(db) as store:
+    check_bind(request.host, request.token)
+    admission = Admission(_upload_limits(request))
+    with open_store(request.db) as store:
         app = create_app(
             store,
-            token=token,
-            max_body_bytes=max_body_bytes,
-            idle_timeout_s=idle_timeout,
-            settle_s=settle,
+            token=request.token,
+            max_body_bytes=request.max_body_bytes,
+            idle_timeout_s=request.idle_timeout,
+            settle_s=request.settle,
             admission=admission,
         )
         receiver: GrpcReceiver | None = None
-        if grpc:
+        if request.grpc:
             intake: Intake = app.state.intake
             receiver = grpc_receiver(
                 [trace_service(intake), logs_service(intake)],
-                host=host,
-                port=grpc_port,
-                token=token,
-                max_message_bytes=max_body_bytes,
+                host=request.host,
+                port=request.grpc_port,
+                token=request.token,
+                max_message_bytes=request.max_body_bytes,
                 admission=admission,
             )
-        auth = "bearer token required" if token is not None else "no token (loopback only)"
+        auth = "bearer token required" if request.token is not None else "no token (loopback only)"
         grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
-        stderr.print(
-            f"serving {_endpoints(host, port)}{grpc_shown} into {store.url}; {auth}", markup=False
+        endpoints = _endpoints(request.host, request.port)
+        stderr.print(f"serving {endpoints}{grpc_shown} into {store.url}; {auth}", markup=False)
+        serve_forever(app, host=request.host, port=request.port, token=request.token, grpc=receiver)
+
+
+def _upload_limits(request: ServeRequest) -> UploadLimits:
+    """The admission limits the options ask for, or UsageError (exit 2) naming the option."""
+    for option, seconds in (
+        ("--body-timeout", request.body_timeout),
+        ("--body-read-timeout", request.body_read_timeout),
+    ):
+        if not 0 < seconds < math.inf:
+            raise UsageError(f"{option} must be a number of seconds more than 0, got {seconds:g}")
+    if request.max_body_bytes > request.max_inflight_bytes:
+        raise UsageError(
+            f"--max-body-bytes {request.max_body_bytes} is over --max-inflight-bytes"
+            f" {request.max_inflight_bytes}: a body that large could never be taken; lower the"
+            " one or raise the other"
         )
-        serve_forever(app, host=host, port=port, token=token, grpc=receiver)
+    return UploadLimits(
+        max_uploads=request.max_uploads,
+        max_inflight_bytes=request.max_inflight_bytes,
+        body_timeout_s=request.body_timeout,
+        read_timeout_s=request.body_read_timeout,
+        min_rate=request.body_min_rate,
+    )

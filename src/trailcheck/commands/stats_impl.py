@@ -5,12 +5,11 @@ error (exit 2)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.outcomes import trial_outcomes
 from trailcheck.commands.import_summary import print_rejections
 from trailcheck.commands.output import print_json, stdout
+from trailcheck.commands.stats import StatsRequest
 from trailcheck.errors import InputError
 from trailcheck.ingest.formats import reads_as_trailcheck
 from trailcheck.ingest.importer import ImportSummary, iter_import
@@ -21,19 +20,11 @@ from trailcheck.run.stats import summarize_outcomes
 __all__ = ["stats_command"]
 
 
-def stats_command(
-    *,
-    sources: list[Path],
-    task_key: str,
-    outcome_key: str,
-    k: int | None,
-    threshold: float,
-    seed: int,
-    as_json: bool,
-    format_name: str | None,
-) -> None:
+def stats_command(request: StatsRequest) -> None:
     """The body of :func:`trailcheck.commands.stats.stats_command`. Files that are all
     trailcheck JSONL are read on the lean path over every core, with the same counts."""
+    sources, format_name = request.sources, request.format_name
+    task_key, outcome_key, threshold = request.task_key, request.outcome_key, request.threshold
     summary = ImportSummary()
     if all(reads_as_trailcheck(source, format_name) for source in sources):
         trials = trial_outcomes(
@@ -58,8 +49,8 @@ def stats_command(
         )
     if not outcomes:
         raise InputError("no traces read: nothing to count")
-    result = summarize_outcomes(outcomes, k=k, seed=seed)
-    if as_json:
+    result = summarize_outcomes(outcomes, k=request.k, seed=request.seed)
+    if request.as_json:
         print_json(stats_json(result))
     else:
         stdout.print(render_stats(result))

@@ -1,15 +1,18 @@
-"""Commands over the trace store: ``ingest``, ``traces list``, ``traces sessions``, ``traces
-show ID``, and the error-analysis commands ``note``, ``notes`` and ``label``.
+"""Commands over the trace store: ``ingest``, ``traces list``, ``traces sessions``, and the
+error-analysis commands ``note``, ``notes`` and ``label`` (``traces show`` is in
+:mod:`trailcheck.commands.traces`).
 
-The options; what the commands do is in :mod:`trailcheck.commands.store_commands_impl`, imported
-when one runs.
+The options, declared once in the commands' requests; what the commands do is in
+:mod:`trailcheck.commands.store_commands_impl`, imported when one runs. At length:
+``docs/store.md``.
 """
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal, NamedTuple
 
 import typer
 
+from trailcheck.commands.declare import command, implementation
 from trailcheck.commands.options import (
     DbOption,
     FormatOption,
@@ -24,6 +27,13 @@ from trailcheck.commands.options import (
 )
 
 __all__ = [
+    "IngestRequest",
+    "LabelRequest",
+    "NoteRequest",
+    "NotesRequest",
+    "Severity",
+    "TracesListRequest",
+    "TracesSessionsRequest",
     "ingest_command",
     "label_command",
     "note_command",
@@ -32,14 +42,22 @@ __all__ = [
     "traces_sessions_command",
 ]
 
+Severity = Literal["low", "medium", "high", "critical"]
+""":data:`trailcheck.trace.Severity`, a finding's."""
 
-def ingest_command(
-    sources: Annotated[list[Path], typer.Argument(help="Trace files to ingest.")],
-    format_name: FormatOption = None,
-    db: DbOption = None,
-    ids: IdsOption = "hex",
-    keep_incomplete: KeepIncompleteOption = False,
-) -> None:
+
+class IngestRequest(NamedTuple):
+    """What ``trailcheck ingest`` was asked."""
+
+    sources: Annotated[list[Path], typer.Argument(metavar="FILES", help="Trace files to ingest.")]
+    format_name: FormatOption = None
+    db: DbOption = None
+    ids: IdsOption = "hex"
+    keep_incomplete: KeepIncompleteOption = False
+
+
+@command(IngestRequest)
+def ingest_command(request: IngestRequest) -> None:
     """Ingest trace files into the store: each trace whole or not at all.
 
     A trace already stored with the same content is left as it is (unchanged); one whose id is
@@ -47,93 +65,110 @@ def ingest_command(
     cannot hold. Exit 1 when any record was rejected or any trace refused. A PostgreSQL store
     is written with COPY.
     """
-    from trailcheck.commands.store_commands_impl import ingest_command as body
-
-    body(sources=sources, format_name=format_name, db=db, ids=ids, keep_incomplete=keep_incomplete)
+    implementation("trailcheck.commands.store_commands_impl:ingest_command", IngestRequest)(request)
 
 
-def traces_list_command(
-    label: LabelFilterOption = None,
-    since: SinceOption = None,
-    until: UntilOption = None,
-    tool: ToolFilterOption = None,
-    session: SessionFilterOption = None,
+class TracesListRequest(NamedTuple):
+    """What ``trailcheck traces list`` was asked."""
+
+    label: LabelFilterOption = None
+    since: SinceOption = None
+    until: UntilOption = None
+    tool: ToolFilterOption = None
+    session: SessionFilterOption = None
     limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="At most this many traces.")
-    ] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-) -> None:
+        int | None, typer.Option("--limit", min=1, metavar="N", help="At most this many traces.")
+    ] = None
+    db: DbOption = None
+    as_json: JsonOption = False
+
+
+@command(TracesListRequest)
+def traces_list_command(request: TracesListRequest) -> None:
     """List the stored traces, in ingestion order."""
-    from trailcheck.commands.store_commands_impl import traces_list_command as body
-
-    body(
-        label=label,
-        since=since,
-        until=until,
-        tool=tool,
-        session=session,
-        limit=limit,
-        db=db,
-        as_json=as_json,
-    )
+    implementation(
+        "trailcheck.commands.store_commands_impl:traces_list_command", TracesListRequest
+    )(request)
 
 
-def traces_sessions_command(
+class TracesSessionsRequest(NamedTuple):
+    """What ``trailcheck traces sessions`` was asked."""
+
     limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="At most this many sessions.")
-    ] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-) -> None:
+        int | None,
+        typer.Option("--limit", min=1, metavar="N", help="At most this many sessions."),
+    ] = None
+    db: DbOption = None
+    as_json: JsonOption = False
+
+
+@command(TracesSessionsRequest)
+def traces_sessions_command(request: TracesSessionsRequest) -> None:
     """List the sessions (conversations) of the stored traces, by first start: each with its
     trace count and first and last start. Traces without a session are not listed."""
-    from trailcheck.commands.store_commands_impl import traces_sessions_command as body
-
-    body(limit=limit, db=db, as_json=as_json)
-
-
-def note_command(
-    trace_id: Annotated[str, typer.Argument(help="The stored trace the note is about.")],
-    text: Annotated[str, typer.Argument(help="What went wrong, in your words.")],
-    author: Annotated[
-        str | None, typer.Option("--author", help="Who writes it (default: your user name).")
-    ] = None,
-    db: DbOption = None,
-) -> None:
-    """Record a free-text note on a stored trace (open coding)."""
-    from trailcheck.commands.store_commands_impl import note_command as body
-
-    body(trace_id=trace_id, text=text, author=author, db=db)
+    implementation(
+        "trailcheck.commands.store_commands_impl:traces_sessions_command", TracesSessionsRequest
+    )(request)
 
 
-def notes_command(
+class NoteRequest(NamedTuple):
+    """What ``trailcheck note`` was asked."""
+
     trace_id: Annotated[
-        str | None, typer.Option("--trace", help="Only the notes on this trace.")
-    ] = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-) -> None:
+        str, typer.Argument(metavar="TRACE_ID", help="The stored trace the note is about.")
+    ]
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="What went wrong, in your words.")]
+    author: Annotated[
+        str | None,
+        typer.Option("--author", metavar="NAME", help="Who writes it (default: your user name)."),
+    ] = None
+    db: DbOption = None
+
+
+@command(NoteRequest)
+def note_command(request: NoteRequest) -> None:
+    """Record a free-text note on a stored trace (open coding)."""
+    implementation("trailcheck.commands.store_commands_impl:note_command", NoteRequest)(request)
+
+
+class NotesRequest(NamedTuple):
+    """What ``trailcheck notes`` was asked."""
+
+    trace_id: Annotated[
+        str | None,
+        typer.Option("--trace", metavar="TRACE_ID", help="Only the notes on this trace."),
+    ] = None
+    db: DbOption = None
+    as_json: JsonOption = False
+
+
+@command(NotesRequest)
+def notes_command(request: NotesRequest) -> None:
     """List the notes, oldest first."""
-    from trailcheck.commands.store_commands_impl import notes_command as body
-
-    body(trace_id=trace_id, db=db, as_json=as_json)
+    implementation("trailcheck.commands.store_commands_impl:notes_command", NotesRequest)(request)
 
 
-def label_command(
-    trace_id: Annotated[str, typer.Argument(help="The stored trace to label.")],
+class LabelRequest(NamedTuple):
+    """What ``trailcheck label`` was asked."""
+
+    trace_id: Annotated[str, typer.Argument(metavar="TRACE_ID", help="The stored trace to label.")]
     label: Annotated[
-        str, typer.Argument(help="The failure mode, in snake_case (e.g. tool_call_loop).")
-    ],
+        str,
+        typer.Argument(
+            metavar="LABEL", help="The failure mode, in snake_case (e.g. `tool_call_loop`)."
+        ),
+    ]
     who: Annotated[
-        str | None, typer.Option("--who", help="Who assigns it (default: your user name).")
-    ] = None,
-    severity: Annotated[
-        str, typer.Option("--severity", help="low, medium, high or critical.")
-    ] = "medium",
-    db: DbOption = None,
-) -> None:
-    """Assign a named failure mode to a stored trace by hand (axial coding)."""
-    from trailcheck.commands.store_commands_impl import label_command as body
+        str | None,
+        typer.Option("--who", metavar="NAME", help="Who assigns it (default: your user name)."),
+    ] = None
+    severity: Annotated[Severity, typer.Option("--severity", help="How bad the failure is.")] = (
+        "medium"
+    )
+    db: DbOption = None
 
-    body(trace_id=trace_id, label=label, who=who, severity=severity, db=db)
+
+@command(LabelRequest)
+def label_command(request: LabelRequest) -> None:
+    """Assign a named failure mode to a stored trace by hand (axial coding)."""
+    implementation("trailcheck.commands.store_commands_impl:label_command", LabelRequest)(request)

@@ -25,8 +25,16 @@ from trailcheck.commands.import_summary import (
     read_words,
     rejected_words,
 )
-from trailcheck.commands.options import IdEncoding
 from trailcheck.commands.output import print_json, stderr, stdout
+from trailcheck.commands.store_commands import (
+    IngestRequest,
+    LabelRequest,
+    NoteRequest,
+    NotesRequest,
+    TracesListRequest,
+    TracesSessionsRequest,
+)
+from trailcheck.commands.traces import TracesShowRequest
 from trailcheck.errors import EXIT_FAILED, InputError, UsageError
 from trailcheck.extras import needs_extra
 from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
@@ -40,7 +48,7 @@ from trailcheck.store import (
     TraceSummary,
     UnknownTraceError,
 )
-from trailcheck.trace import Severity, Trace
+from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import content_gap
 
 INPUT_WIDTH = 60
@@ -113,27 +121,20 @@ def _print_ingest(imported: ImportSummary, stored: IngestSummary, url: str) -> N
         stderr.print(line, style="yellow", markup=False, highlight=False)
 
 
-def ingest_command(
-    *,
-    sources: list[Path],
-    format_name: str | None,
-    db: str | None,
-    ids: IdEncoding,
-    keep_incomplete: bool,
-) -> None:
+def ingest_command(request: IngestRequest) -> None:
     """The body of :func:`trailcheck.commands.store_commands.ingest_command`."""
     imported = ImportSummary()
     traces = iter_import(
-        sources,
-        format_name=format_name,
+        request.sources,
+        format_name=request.format_name,
         summary=imported,
-        ids=ids,
-        keep_incomplete=keep_incomplete,
+        ids=request.ids,
+        keep_incomplete=request.keep_incomplete,
     )
     # The first step resolves every file's format: a missing or unreadable source stops the
     # command here, before a store is opened (or created).
     first = next(traces, None)
-    with open_store(db) as store:
+    with open_store(request.db) as store:
         stored = store.ingest(chain([] if first is None else [first], traces), bulk=True)
         url = store.url
     _print_ingest(imported, stored, url)
@@ -178,22 +179,18 @@ def _summary_table(rows: list[TraceSummary]) -> Table:
     return table
 
 
-def traces_list_command(
-    *,
-    label: str | None,
-    since: str | None,
-    until: str | None,
-    tool: str | None,
-    session: str | None,
-    limit: int | None,
-    db: str | None,
-    as_json: bool,
-) -> None:
+def traces_list_command(request: TracesListRequest) -> None:
     """The body of :func:`trailcheck.commands.store_commands.traces_list_command`."""
-    where = parse_trace_filter(label=label, tool=tool, session=session, since=since, until=until)
-    with open_store(db, must_exist=True) as store:
-        rows = store.list_traces(where, limit=limit)
-    if as_json:
+    where = parse_trace_filter(
+        label=request.label,
+        tool=request.tool,
+        session=request.session,
+        since=request.since,
+        until=request.until,
+    )
+    with open_store(request.db, must_exist=True) as store:
+        rows = store.list_traces(where, limit=request.limit)
+    if request.as_json:
         print_json([_summary_json(row) for row in rows])
         return
     stdout.print(_summary_table(rows))
@@ -209,11 +206,11 @@ def _session_json(row: SessionSummary) -> dict[str, object]:
     }
 
 
-def traces_sessions_command(*, limit: int | None, db: str | None, as_json: bool) -> None:
+def traces_sessions_command(request: TracesSessionsRequest) -> None:
     """The body of :func:`trailcheck.commands.store_commands.traces_sessions_command`."""
-    with open_store(db, must_exist=True) as store:
-        rows = store.list_sessions(limit=limit)
-    if as_json:
+    with open_store(request.db, must_exist=True) as store:
+        rows = store.list_sessions(limit=request.limit)
+    if request.as_json:
         print_json([_session_json(row) for row in rows])
         return
     table = Table("session", "traces", "first started", "last started")
@@ -279,13 +276,17 @@ def show_stored_trace(trace_id: str, db: str | None, *, full: bool) -> None:
         stdout.print(f"note by {note.author} at {_iso(note.created_ns)}: {note.text}", markup=False)
 
 
-def traces_show_command(
-    *, target: str, trace_id: str | None, format_name: str | None, full: bool, db: str | None
-) -> None:
+def traces_show_command(request: TracesShowRequest) -> None:
     """The body of :func:`trailcheck.commands.traces.traces_show`."""
+    target, trace_id, format_name, full = (
+        request.target,
+        request.trace_id,
+        request.format_name,
+        request.full,
+    )
     source = Path(target)
     if trace_id is None and format_name is None and not source.exists():
-        show_stored_trace(target, db, full=full)
+        show_stored_trace(target, request.db, full=full)
         return
     summary = ImportSummary()
     for trace in iter_import([source], format_name=format_name, summary=summary):
@@ -300,10 +301,10 @@ def traces_show_command(
     raise UsageError(f"{source}: has no {wanted} ({summary.imported} readable traces)")
 
 
-def note_command(*, trace_id: str, text: str, author: str | None, db: str | None) -> None:
+def note_command(request: NoteRequest) -> None:
     """The body of :func:`trailcheck.commands.store_commands.note_command`."""
-    with open_store(db, must_exist=True) as store:
-        note = store.add_note(trace_id, text, author or _whoami())
+    with open_store(request.db, must_exist=True) as store:
+        note = store.add_note(request.trace_id, request.text, request.author or _whoami())
     stderr.print(f"note {note.note_id} on trace {note.trace_id} by {note.author}", markup=False)
 
 
@@ -317,13 +318,14 @@ def _note_json(note: Note) -> dict[str, object]:
     }
 
 
-def notes_command(*, trace_id: str | None, db: str | None, as_json: bool) -> None:
+def notes_command(request: NotesRequest) -> None:
     """The body of :func:`trailcheck.commands.store_commands.notes_command`."""
-    with open_store(db, must_exist=True) as store:
+    trace_id = request.trace_id
+    with open_store(request.db, must_exist=True) as store:
         if trace_id is not None:
             store.get_trace(trace_id)  # an unknown id is an error, not an empty list
         notes = store.notes(trace_id)
-    if as_json:
+    if request.as_json:
         print_json([_note_json(note) for note in notes])
         return
     table = Table("note", "trace", "author", "created", "text")
@@ -335,20 +337,12 @@ def notes_command(*, trace_id: str | None, db: str | None, as_json: bool) -> Non
     stderr.print(f"{len(notes)} note(s)", markup=False)
 
 
-def label_command(
-    *, trace_id: str, label: str, who: str | None, severity: str, db: str | None
-) -> None:
+def label_command(request: LabelRequest) -> None:
     """The body of :func:`trailcheck.commands.store_commands.label_command`."""
-    levels: dict[str, Severity] = {
-        "low": "low",
-        "medium": "medium",
-        "high": "high",
-        "critical": "critical",
-    }
-    if severity not in levels:
-        raise UsageError(f"--severity {severity!r}: one of {', '.join(levels)}")
-    with open_store(db, must_exist=True) as store:
-        finding = store.label(trace_id, label, who or _whoami(), severity=levels[severity])
+    with open_store(request.db, must_exist=True) as store:
+        finding = store.label(
+            request.trace_id, request.label, request.who or _whoami(), severity=request.severity
+        )
     stderr.print(
         f"labelled trace {finding.trace_id} {finding.label} ({finding.source})", markup=False
     )

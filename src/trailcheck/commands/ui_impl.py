@@ -3,28 +3,24 @@ the ``serve`` extra."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from trailcheck.commands.output import stderr
 from trailcheck.commands.store_commands_impl import open_store
+from trailcheck.commands.ui import UiRequest
 from trailcheck.serve import check_bind, ingest_server
 from trailcheck.ui import UiSettings, create_ui_app
 
 
-def ui_command(
-    *,
-    db: str | None,
-    host: str,
-    port: int,
-    token: str | None,
-    dataset: Path,
-    runs: Path | None,
-    reviewer: str,
-) -> None:
+def ui_command(request: UiRequest) -> None:
     """The body of :func:`trailcheck.commands.ui.ui_command`."""
+    host, port, token = request.host, request.port, request.token
     check_bind(host, token)
-    settings = UiSettings(token=token, dataset=dataset, runs_dir=runs, reviewer=reviewer)
-    with open_store(db) as store:
+    reviewer = request.reviewer if request.reviewer is not None else os.environ.get("USER", "")
+    settings = UiSettings(
+        token=token, dataset=request.dataset, runs_dir=request.runs, reviewer=reviewer
+    )
+    with open_store(request.db) as store:
         app = create_ui_app(store, settings)
         shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
         auth = "token required" if token is not None else "no token (loopback only)"
