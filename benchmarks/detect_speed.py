@@ -3,15 +3,15 @@
 Ingests N generated traces (those of ``import_speed.py``) into a fresh SQLite store once, then,
 each in its own subprocess so that peak RSS is the run's own, and over several rounds:
 
-- **read**: ``Store.iter_traces()`` alone, every trace read into a pydantic Trace and dropped;
-- **lean read**: ``Store.content_pages()`` decoded by ``decode_lean_trace``: the cost of getting
-  the traces out on the path ``trailcheck detect`` takes, which detection cannot avoid;
-- **detect, pydantic**: the built-in rules (``trailcheck.loop.builtin_rules``) over
+- **read**: ``Store.iter_traces()`` alone, every trace read into a Trace and dropped;
+- **decode only**: ``Store.content_pages()`` decoded by ``Trace.model_validate_json``: the cost
+  of getting the traces out on the path ``trailcheck detect`` takes, which detection cannot avoid;
+- **detect, one process**: the built-in rules (``trailcheck.loop.builtin_rules``) over
   ``Store.iter_traces()``, streaming, findings counted;
 - **detect, 1 core** and **detect, all cores**: what ``trailcheck detect --workers 1`` and
   ``--workers N`` run (``trailcheck.bulk.detection.detect_pages`` over the store's pages).
 
-Prints traces/s and each ratio to the lean read (medians), and the peak RSS of detection over
+Prints traces/s and each ratio to decoding only (medians), and the peak RSS of detection over
 the first tenth of the store and over all of it: streaming means the two are close (memory does
 not grow with the number of traces)::
 
@@ -38,13 +38,13 @@ from trailcheck.bulk import default_workers
 from trailcheck.bulk.detection import detect_pages
 from trailcheck.loop import builtin_rules, detect
 from trailcheck.store import Store
-from trailcheck.trace import Trace, decode_lean_trace
+from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import GapTally
 
 MODES = {
-    "read": "read (Store.iter_traces, pydantic)",
-    "lean": "lean read (content_pages + decode_lean_trace)",
-    "detect": "detect, pydantic (detect over iter_traces)",
+    "read": "read (Store.iter_traces)",
+    "lean": "decode only (content_pages + Trace.model_validate_json)",
+    "detect": "detect, one process (detect over iter_traces)",
     "detect-1": "detect, 1 core (trailcheck detect --workers 1)",
     "detect-all": "detect, all cores (trailcheck detect)",
 }
@@ -73,7 +73,7 @@ def measure(url: str, mode: str, limit: int) -> None:
             count = sum(
                 1
                 for page in islice(store.content_pages(), pages)
-                for _ in map(decode_lean_trace, page)
+                for _ in map(Trace.model_validate_json, page)
             )
         elif mode == "detect":
             counted = _Counted(islice(store.iter_traces(), limit))
@@ -144,7 +144,7 @@ def main() -> None:
         median = statistics.median(seconds[mode])
         shown = f" ({found[mode]} findings)" if mode.startswith("detect") else ""
         ratio = median / lean
-        print(f"{label:50} {args.traces / median:9.0f} traces/s  {ratio:5.2f}x lean read{shown}")
+        print(f"{label:50} {args.traces / median:9.0f} traces/s  {ratio:5.2f}x decode only{shown}")
     print(f"peak RSS of detect, 1 core: {peak_tenth / 1024:.0f} MiB over {tenth} traces,")
     print(f"                            {peak_all / 1024:.0f} MiB over {args.traces} traces")
 

@@ -2,12 +2,12 @@
 
 Generates N realistic traces (12 spans: an agent root, 5 model calls, 5 tool calls with JSON
 arguments and JSON results, 1 guard check), writes them as trailcheck JSONL, then times, in the
-same run and over several rounds: (a) ``orjson.loads`` of every line, (b) the lean path,
-``decode_lean_trace`` of every line into validated msgspec structs, (c) the bulk reader,
-``parse_lean_line`` (b, with the JSON text rules held), (d) what ``trailcheck import`` of a
-trailcheck JSONL file runs, reading and writing each line back, on one core
-(``--workers 1``) and (e) on every core, and (f) the pydantic importer reading the file into
-Trace objects. Prints the medians and their ratios to (a) (target <= 2.0), with the load.
+same run and over several rounds: (a) ``orjson.loads`` of every line, (b)
+``Trace.model_validate_json`` of every line (the records, validated as msgspec decodes them),
+(c) the reader, ``parse_trace_line`` (b, with the JSON text rules held), (d) what
+``trailcheck import`` of a trailcheck JSONL file runs, reading and writing each line back, on
+one core (``--workers 1``) and (e) on every core, and (f) the importer reading the file.
+Prints the medians and their ratios to (a) (target <= 2.0), with the load.
 
     uv run python benchmarks/import_speed.py [--traces 100000] [--rounds 5]
 """
@@ -29,17 +29,8 @@ import orjson
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.importing import imported_lines
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.trailcheck_jsonl import parse_lean_line, read_trailcheck_jsonl
-from trailcheck.trace import (
-    LeanTrace,
-    ModelInvocation,
-    Span,
-    Status,
-    ToolInvocation,
-    Trace,
-    Usage,
-    decode_lean_trace,
-)
+from trailcheck.ingest.trailcheck_jsonl import parse_trace_line, read_trailcheck_jsonl
+from trailcheck.trace import ModelInvocation, Span, Status, ToolInvocation, Trace, Usage
 from trailcheck.trace.jsonl import dump_trace
 
 TOOLS = ("lookup_order", "verify_identity", "check_refund_policy", "issue_refund", "search_orders")
@@ -168,13 +159,13 @@ def _runs(path: Path, lines: list[bytes]) -> dict[str, Callable[[], None]]:
         for line in lines:
             orjson.loads(line)
 
-    def lean() -> None:
+    def decoded() -> None:
         for line in lines:
-            assert isinstance(decode_lean_trace(line), LeanTrace)
+            assert isinstance(Trace.model_validate_json(line), Trace)
 
     def checked() -> None:
         for number, line in enumerate(lines, 1):
-            assert isinstance(parse_lean_line(line, source="b", line_number=number), LeanTrace)
+            assert isinstance(parse_trace_line(line, source="b", line_number=number), Trace)
 
     def imported() -> None:
         with path.open("rb") as stream:
@@ -183,7 +174,7 @@ def _runs(path: Path, lines: list[bytes]) -> dict[str, Callable[[], None]]:
 
     return {
         "bare": bare,
-        "lean": lean,
+        "decoded": decoded,
         "checked": checked,
         "command-1": _command(path, len(lines), 1),
         "command-all": _command(path, len(lines), default_workers()),
@@ -221,11 +212,11 @@ def main() -> None:
         medians = time_paths(path, lines, args.rounds)
     rows = {
         "bare": "orjson.loads of each line",
-        "lean": "lean: decode_lean_trace of each line",
-        "checked": "bulk reader: parse_lean_line of each line",
+        "decoded": "Trace.model_validate_json of each line",
+        "checked": "reader: parse_trace_line of each line",
         "command-1": "trailcheck import, 1 core (read + write)",
         "command-all": f"trailcheck import, {default_workers()} cores",
-        "imported": "pydantic: the importer reading the file",
+        "imported": "the importer reading the file",
     }
     with open("/proc/loadavg", encoding="ascii") as stream:
         print(f"load average {' '.join(stream.read().split()[:3])}")

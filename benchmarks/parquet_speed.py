@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from scale_speed import loadavg, write_corpus
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.scorers import LeanGrade
+from trailcheck.scorers import Grade
 
 ROW_GROUP = 2_000  # a bulk chunk is a row group: about 13 MB of JSON here
 
@@ -45,7 +45,7 @@ def graded(path: Path, dataset: Path, workers: int) -> tuple[float, list[object]
         for item in grade_files([path], dataset, summary, workers=workers)
     ]
     assert summary.ok, summary.rejections[:3]
-    assert all(isinstance(item, LeanGrade | str | tuple) for item in results)
+    assert all(isinstance(item, Grade | str | tuple) for item in results)
     return time.perf_counter() - began, results
 
 

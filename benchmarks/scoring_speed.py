@@ -5,10 +5,9 @@ and one for the answer, tool calls with JSON arguments and JSON results: orders,
 refunds) for 40 cases made from 5 templates, writes them as trailcheck JSONL, then times, over
 several rounds in the same run:
 
-- trailcheck reading and grading (the trajectory, arguments and efficiency scorers), every line,
-  on both paths: the lean path (``parse_lean_line``: msgspec structs and the JSON text rules,
-  then ``grade_lean``, which builds no pydantic model) and the pydantic path
-  (``Trace.model_validate_json``, then ``grade``); both give the same verdicts, as the run checks;
+- trailcheck reading and grading (the trajectory, arguments and efficiency scorers), every line:
+  ``parse_trace_line`` (the records, decoded by msgspec, held to the JSON text rules), then
+  ``grade``;
 - each installed peer, end to end on the first ``--peer-traces`` lines of the same file: parse
   the line, build the peer's own objects, score (see ``benchmarks/peers/``).
 
@@ -16,8 +15,8 @@ several rounds in the same run:
   (``trailcheck.bulk``), grading with the same three scorers, on 1 core and on every core:
   wall time over the whole file per trace.
 
-Prints per-trace medians on one core, the ratios (to trailcheck's lean path end to end) and the
-two targets, measured on the lean path. Peers are installed only in the
+Prints per-trace medians on one core, the ratios (to trailcheck end to end) and the
+two targets. Peers are installed only in the
 benchmark's own environment, never as project dependencies::
 
     uv run --project benchmarks/peers python benchmarks/scoring_speed.py --traces 100000
@@ -50,18 +49,16 @@ from trailcheck.cases import Case
 from trailcheck.errors import RecordError
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.trailcheck_jsonl import parse_lean_line
+from trailcheck.ingest.trailcheck_jsonl import parse_trace_line
 from trailcheck.scorers import (
     ArgumentsScorer,
     EfficiencyScorer,
     Grade,
-    LeanGrade,
     Scorer,
     TrajectoryScorer,
     grade,
-    grade_lean,
 )
-from trailcheck.trace import LeanTrace, Trace
+from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import dump_trace
 
 NETWORK_EVENTS = frozenset({"socket.connect", "socket.getaddrinfo", "socket.sendto"})
@@ -105,36 +102,24 @@ class TrailcheckRound:
 
 @dataclass(frozen=True)
 class TrailcheckPath:
-    """One way trailcheck reads and grades a line."""
+    """How trailcheck reads and grades a line."""
 
     label: str
-    read: Callable[[bytes], Trace | LeanTrace]
-    grade: Callable[[Trace | LeanTrace, Case, Sequence[Scorer]], Grade | LeanGrade]
+    read: Callable[[bytes], Trace]
+    grade: Callable[[Trace, Case, Sequence[Scorer]], Grade]
 
 
-def _read_lean(line: bytes) -> LeanTrace:
-    """The bulk reader: msgspec structs, held to the JSON text rules as the import path is."""
-    read = parse_lean_line(line, source="corpus", line_number=0)
+def _read(line: bytes) -> Trace:
+    """The reader of every path: the records, held to the JSON text rules."""
+    read = parse_trace_line(line, source="corpus", line_number=0)
     if isinstance(read, Rejection):
         raise RecordError(read.message, field=read.field)
     return read
 
 
-def _read_pydantic(line: bytes) -> Trace:
-    return Trace.model_validate_json(line)
-
-
-def _grade_pydantic(trace: Trace | LeanTrace, case: Case, scorers: Sequence[Scorer]) -> Grade:
-    assert isinstance(trace, Trace)
-    return grade(trace, case, scorers)
-
-
-PATHS = (
-    TrailcheckPath("lean", _read_lean, grade_lean),
-    TrailcheckPath("pydantic", _read_pydantic, _grade_pydantic),
-)
-READ_LABELS = {"lean": "parse_lean_line", "pydantic": "Trace.model_validate_json"}
-GRADE_LABELS = {"lean": "grade_lean", "pydantic": "grade"}
+PATHS = (TrailcheckPath("trailcheck", _read, grade),)
+READ_LABELS = {"trailcheck": "parse_trace_line"}
+GRADE_LABELS = {"trailcheck": "grade"}
 
 
 def time_trailcheck(
@@ -177,9 +162,9 @@ def time_trailcheck(
 _bulk_setup: list[tuple[Mapping[str, Case], Sequence[Scorer]]] = []
 
 
-def _bulk_grade(trace: LeanTrace) -> bool:
+def _bulk_grade(trace: Trace) -> bool:
     cases, scorers = _bulk_setup[0]
-    return grade_lean(trace, cases[trace.metadata["case_id"]], scorers).passed
+    return grade(trace, cases[trace.metadata["case_id"]], scorers).passed
 
 
 def time_bulk(path: Path, traces: int, workers: int) -> Tally:
@@ -269,8 +254,8 @@ def print_table(
     bulk: Mapping[str, Sequence[Tally]],
     subset: int,
 ) -> None:
-    """Per-trace medians over the rounds, one row per contender; ratios to the lean path."""
-    baseline = _median([r.subset for r in rounds["lean"]], lambda t: t.micros)
+    """Per-trace medians over the rounds, one row per contender; ratios to trailcheck."""
+    baseline = _median([r.subset for r in rounds["trailcheck"]], lambda t: t.micros)
     header = f"{'':<{WIDTH}}{'µs/trace':>9} {'x tc':>9} {'passed':>7}  errors"
     print(header, "-" * len(header), sep="\n")
     print(_row("orjson.loads of the line (builds nothing)", bare, None, verdicts=False))
@@ -298,27 +283,25 @@ def print_table(
 def print_targets(
     rounds: Mapping[str, Sequence[TrailcheckRound]], peers: Mapping[str, Sequence[Tally]]
 ) -> None:
-    lean = rounds["lean"]
-    read = _median([r.read for r in lean], lambda t: t.micros)
-    graded = _median([r.grade for r in lean], lambda t: t.micros)
-    baseline = _median([r.subset for r in lean], lambda t: t.micros)
+    ours = rounds["trailcheck"]
+    read = _median([r.read for r in ours], lambda t: t.micros)
+    graded = _median([r.grade for r in ours], lambda t: t.micros)
+    baseline = _median([r.subset for r in ours], lambda t: t.micros)
     if peers:
         fastest = min(peers, key=lambda label: _median(peers[label], lambda t: t.micros))
         speedup = _median(peers[fastest], lambda t: t.micros) / baseline
         print(
-            f"target: trailcheck (lean) end to end >= 10x faster than the fastest peer"
+            f"target: trailcheck end to end >= 10x faster than the fastest peer"
             f" ({fastest}): {speedup:.2f}x  {'PASS' if speedup >= 10 else 'MISS'}"
         )
     else:
         print("target: trailcheck end to end >= 10x faster than the fastest peer: no peer ran")
     print(
-        f"target: grading cheaper than reading (lean): grade {graded:.1f} µs, read {read:.1f} µs"
+        f"target: grading cheaper than reading: grade {graded:.1f} µs, read {read:.1f} µs"
         f" (grade/read {graded / read:.2f})  {'PASS' if graded < read else 'MISS'}"
     )
-    same = all(
-        r.verdicts == lean[0].verdicts for path_rounds in rounds.values() for r in path_rounds
-    )
-    print(f"lean and pydantic verdicts agree on every line: {'yes' if same else 'NO'}")
+    same = all(r.verdicts == ours[0].verdicts for r in ours)
+    print(f"every round gives the same verdicts: {'yes' if same else 'NO'}")
 
 
 def print_setup(args: argparse.Namespace, size_kb: float, spans: float, cases: int) -> None:

@@ -57,7 +57,7 @@ def test_rejected_record_is_named_and_the_rest_imported_with_exit_1(
     assert run_cli(["import", str(bad_and_good_lines(tmp_path)), "-o", str(out)]) == 1
     assert [t.trace_id for t in read_jsonl(out)] == ["ok-1"]
     err = capsys.readouterr().err
-    assert "mixed.jsonl:2: field 'spans[0].trace_id': Field required" in err
+    assert "mixed.jsonl:2: span 's': field 'spans[0].trace_id': required field is missing" in err
     # The good record's trace has no spans; the bad one is one trace rejected.
     assert "read 0 spans in 1 file (trailcheck) → 1 trace imported, 1 rejected" in err
 

@@ -10,7 +10,7 @@ from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.cases import load_dataset
 from trailcheck.ingest.importer import ImportSummary, iter_import
-from trailcheck.scorers import LeanGrade, case_scorers, grade
+from trailcheck.scorers import Grade, case_scorers, grade
 from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = pytest.mark.live
@@ -33,8 +33,8 @@ def _bulk(path: Path, dataset: Path, workers: int) -> tuple[list[object], Import
     summary = ImportSummary()
     results: list[object] = []
     for item in grade_files([path], dataset, summary, workers=workers, chunk_bytes=700):
-        results.append(str(item) if isinstance(item, Unmatched) else item.to_grade())
-        assert isinstance(item, Unmatched | LeanGrade)
+        results.append(str(item) if isinstance(item, Unmatched) else item)
+        assert isinstance(item, Unmatched | Grade)
     return results, summary
 
 

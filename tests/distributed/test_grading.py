@@ -12,7 +12,7 @@ from tests.distributed.work import square_unless_three
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed import grade_files_on_ray, ray_ordered_map
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.scorers import LeanGrade
+from trailcheck.scorers import Grade
 from trailcheck.trace.jsonl import dump_trace
 
 pytestmark = [pytest.mark.usefixtures("local_ray"), pytest.mark.live]
@@ -24,8 +24,8 @@ def _dataset(tmp_path: Path, text: str = SHOP_DATASET, name: str = "shop.yaml") 
     return dataset
 
 
-def _plain(items: list[LeanGrade | Unmatched]) -> list[object]:
-    return [str(item) if isinstance(item, Unmatched) else item.to_grade() for item in items]
+def _plain(items: list[Grade | Unmatched]) -> list[object]:
+    return [str(item) if isinstance(item, Unmatched) else item for item in items]
 
 
 def _counts(summary: ImportSummary) -> tuple[object, ...]:
@@ -45,7 +45,7 @@ def test_a_file_graded_on_ray_is_graded_as_the_process_pool_grades_it(tmp_path: 
     assert _counts(ray_summary) == _counts(local_summary)
     # Not vacuous: many chunks, passes and failures, an unmatched trace, two rejections.
     assert path.stat().st_size > 10 * 700
-    statuses = {item.status for item in remote if isinstance(item, LeanGrade)}
+    statuses = {item.status for item in remote if isinstance(item, Grade)}
     assert statuses == {"passed", "failed"}
     assert sum(isinstance(item, Unmatched) for item in remote) == 6
     assert [r.line for r in ray_summary.rejections] == [5, None]
@@ -81,12 +81,12 @@ def test_each_worker_grades_against_the_dataset_of_its_own_map(tmp_path: Path) -
     strict_passes = sum(
         g.passed
         for g in grade_files([path], strict, ImportSummary(), workers=1)
-        if isinstance(g, LeanGrade)
+        if isinstance(g, Grade)
     )
     lenient_passes = sum(
         g.passed
         for g in grade_files([path], lenient, ImportSummary(), workers=1)
-        if isinstance(g, LeanGrade)
+        if isinstance(g, Grade)
     )
     assert strict_passes != lenient_passes  # the two datasets do grade differently
 

@@ -74,7 +74,7 @@ def test_the_bulk_path_grades_row_groups_as_it_grades_chunks_of_lines(
     dataset.write_text(SHOP_DATASET)
     summary = ImportSummary()
     graded = [
-        str(item) if isinstance(item, Unmatched) else item.to_grade()
+        str(item) if isinstance(item, Unmatched) else item
         for item in grade_files([parquet], dataset, summary, workers=workers)
     ]
     imported, expected = _imported(parquet)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import pytest
-from pydantic import ValidationError
 
 from trailcheck.cases import Case, ScorerSpec
+from trailcheck.errors import RecordError
 from trailcheck.scorers import Score, ScorerFailure, TrajectoryScorer, run_scorer
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
@@ -27,9 +27,16 @@ class _Broken:
         raise NotImplementedError
 
 
-def test_value_is_bounded() -> None:
-    with pytest.raises(ValidationError):
+def test_value_and_threshold_are_bounded_whether_built_or_decoded() -> None:
+    with pytest.raises(ValueError, match=r"value 1\.5 is not within 0 and 1"):
         Score(scorer="x", value=1.5, passed=True, threshold=1.0, reason="")
+    with pytest.raises(RecordError, match=r"<= 1\.0") as refused:
+        Score.model_validate_json(
+            b'{"scorer":"x","value":0.5,"passed":true,"threshold":2.0,"reason":""}'
+        )
+    assert refused.value.field == "threshold"
+    kept = Score(scorer="x", value=1.0, passed=True, threshold=1.0, reason="1/1")
+    assert Score.model_validate_json(kept.model_dump_json()) == kept
 
 
 def test_a_raising_scorer_becomes_a_failure() -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
+from trailcheck.errors import RecordError
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Message, Span, Status, ToolInvocation, Trace
 
@@ -87,26 +87,26 @@ def test_tool_call_error_comes_from_tool_or_span_status() -> None:
 
 
 def test_duplicate_span_ids_are_refused_naming_them() -> None:
-    with pytest.raises(ValidationError, match="duplicate span ids: a"):
+    with pytest.raises(ValueError, match="duplicate span ids: a"):
         Trace(trace_id="t", spans=[ROOT, tool_span("a", 1, "x"), tool_span("a", 2, "y")])
 
 
 def test_orphan_span_is_refused_naming_span_and_parent() -> None:
     orphan = Span(trace_id="t", span_id="o", parent_id="missing", name="x", start_ns=0)
-    with pytest.raises(ValidationError, match=r"span 'o' is an orphan: its parent 'missing'"):
+    with pytest.raises(ValueError, match=r"span 'o' is an orphan: its parent 'missing'"):
         Trace(trace_id="t", spans=[orphan])
 
 
 def test_span_of_another_trace_is_refused() -> None:
     stray = Span(trace_id="other", span_id="s", name="x", start_ns=0)
-    with pytest.raises(ValidationError, match="belongs to trace 'other'"):
+    with pytest.raises(ValueError, match="belongs to trace 'other'"):
         Trace(trace_id="t", spans=[stray])
 
 
 def test_tool_span_needs_tool_details_and_only_tool_spans_have_them() -> None:
-    with pytest.raises(ValidationError, match="a tool span needs 'tool'"):
+    with pytest.raises(ValueError, match="a tool span needs 'tool'"):
         Span(trace_id="t", span_id="s", name="x", kind="tool", start_ns=0)
-    with pytest.raises(ValidationError, match="a tool span needs 'tool'"):
+    with pytest.raises(ValueError, match="a tool span needs 'tool'"):
         Span(
             trace_id="t",
             span_id="s",
@@ -115,18 +115,19 @@ def test_tool_span_needs_tool_details_and_only_tool_spans_have_them() -> None:
             start_ns=0,
             tool=ToolInvocation(name="f"),
         )
-    with pytest.raises(ValidationError, match="name"):
+    with pytest.raises(ValueError, match="name"):
         ToolInvocation(name="")
 
 
 def test_span_cannot_end_before_it_starts() -> None:
-    with pytest.raises(ValidationError, match="end_ns 4 < start_ns 5"):
+    with pytest.raises(ValueError, match="end_ns 4 < start_ns 5"):
         Span(trace_id="t", span_id="s", name="x", start_ns=5, end_ns=4)
 
 
 def test_unknown_fields_are_refused() -> None:
-    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
+    with pytest.raises(RecordError, match="field 'spanz': unknown field") as refused:
         Trace.model_validate({"trace_id": "t", "spanz": []})
+    assert refused.value.field == "spanz"
 
 
 def test_input_and_final_text() -> None:
@@ -152,8 +153,9 @@ def test_duration_spans_earliest_start_to_latest_end() -> None:
 
 def test_models_are_immutable() -> None:
     trace = TraceBuilder().build()
-    with pytest.raises(ValidationError, match="frozen"):
+    with pytest.raises(AttributeError, match="immutable"):
         trace.trace_id = "other"  # type: ignore[misc]
+    assert trace.trace_id != "other"
 
 
 @pytest.mark.parametrize(
@@ -171,7 +173,7 @@ def test_parent_cycles_are_refused_naming_the_cycle(
         Span(trace_id="t", span_id=span_id, parent_id=parent, name="x", start_ns=0)
         for span_id, parent in parents.items()
     ]
-    with pytest.raises(ValidationError, match=f"parent cycle {cycle}"):
+    with pytest.raises(ValueError, match=f"parent cycle {cycle}"):
         Trace(trace_id="t", spans=spans)
 
 

@@ -1,8 +1,8 @@
 """``trailcheck detect`` over every core: the parent reads the store a page at a time (one query
 each, :meth:`~trailcheck.store.Store.content_pages`) and hands each page's stored JSON to a worker,
-which decodes it on the lean path (:func:`~trailcheck.trace.decode_lean_trace`) and runs the
-rules (:func:`~trailcheck.loop.detect`). Findings come back in trace order, then rule order, as
-one process gives them; the parent writes them.
+which decodes each trace (``Trace.model_validate_json``) and runs the rules
+(:func:`~trailcheck.loop.detect`). Findings come back in trace order, then rule order, as one
+process gives them; the parent writes them.
 
 Workers never open the store: one reader keeps the store's order and its connections in one
 process (a PostgreSQL connection must not cross a fork), and a page of text is cheap to send.
@@ -16,9 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.loop.detect import detect
 from trailcheck.loop.rule_file import Rule
-from trailcheck.trace import Finding
+from trailcheck.trace import Finding, Trace
 from trailcheck.trace.content_gap import GapTally
-from trailcheck.trace.lean_decode import decode_lean_trace
 
 __all__ = ["detect_pages"]
 
@@ -32,7 +31,7 @@ def _use_rules(rules: Sequence[Rule]) -> None:
 
 def _detect_page(page: Sequence[str]) -> tuple[list[Finding], Counter[str]]:
     gaps = GapTally()
-    findings = list(detect(map(decode_lean_trace, page), _rules, gaps))
+    findings = list(detect(map(Trace.model_validate_json, page), _rules, gaps))
     return findings, gaps.by_fix
 
 

@@ -1,6 +1,6 @@
 """``trailcheck score`` over every core: each worker loads the dataset once and grades the traces
-of its chunks on the lean path (:func:`~trailcheck.scorers.grade_lean`), returning each
-:class:`~trailcheck.scorers.LeanGrade` (or, for a trace that names no case, why).
+of its chunks on the lean path (:func:`~trailcheck.scorers.grade`), returning each
+:class:`~trailcheck.scorers.Grade` (or, for a trace that names no case, why).
 
 A chunk is whole lines of a trailcheck JSONL file (:func:`grade_files`), or a page of the
 store's stored JSON (:func:`grade_pages`: the parent reads the store, as ``detect`` does, and
@@ -16,9 +16,8 @@ from trailcheck.bulk.lean_files import lean_files_results
 from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.cases import Case, load_dataset
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.scorers import LeanGrade, Scorer, case_scorers, grade_lean
-from trailcheck.trace.lean import LeanTrace
-from trailcheck.trace.lean_decode import decode_lean_trace
+from trailcheck.scorers import Grade, Scorer, case_scorers, grade
+from trailcheck.trace import Trace
 
 __all__ = ["Unmatched", "grade_files", "grade_pages"]
 
@@ -38,12 +37,12 @@ def _load_cases(dataset: str) -> None:
     )
 
 
-def _grade(trace: LeanTrace) -> LeanGrade | Unmatched:
+def _grade(trace: Trace) -> Grade | Unmatched:
     case_id = trace.metadata.get("case_id")
     if not isinstance(case_id, str) or case_id not in _cases:
         return Unmatched(f"{trace.trace_id} (case_id {case_id!r})")
     case, scorers = _cases[case_id]
-    return grade_lean(trace, case, scorers)
+    return grade(trace, case, scorers)
 
 
 def grade_files(
@@ -54,7 +53,7 @@ def grade_files(
     workers: int,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
     map_chunks: MapChunks = ordered_map,
-) -> Iterator[LeanGrade | Unmatched]:
+) -> Iterator[Grade | Unmatched]:
     """The grade of each trace of the trailcheck JSONL (or Parquet) files ``paths`` (shards,
     one after the other; a trace id is taken once across them) against the case it names in
     ``dataset``, in order; rejected lines go to ``summary``. ``map_chunks``: see
@@ -71,8 +70,8 @@ def grade_files(
     )
 
 
-def _grade_page(page: Sequence[str]) -> list[LeanGrade | Unmatched]:
-    return [_grade(decode_lean_trace(stored)) for stored in page]
+def _grade_page(page: Sequence[str]) -> list[Grade | Unmatched]:
+    return [_grade(Trace.model_validate_json(stored)) for stored in page]
 
 
 def grade_pages(
@@ -81,7 +80,7 @@ def grade_pages(
     *,
     workers: int,
     map_chunks: MapChunks = ordered_map,
-) -> Iterator[LeanGrade | Unmatched]:
+) -> Iterator[Grade | Unmatched]:
     """The grade of each trace of ``pages`` (the store's stored trailcheck JSON, as
     :meth:`~trailcheck.store.Store.content_pages` gives it) against the case it names in
     ``dataset``, in order, over ``workers`` workers (or what ``map_chunks`` runs them on)."""

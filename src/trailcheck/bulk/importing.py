@@ -1,6 +1,6 @@
 """``trailcheck import`` of trailcheck JSONL over every core: each line read by the bulk reader
-(:func:`~trailcheck.ingest.trailcheck_jsonl.parse_lean_line`, which refuses what the import path
-refuses) and written back by :func:`~trailcheck.ingest.trailcheck_jsonl.dump_lean_trace`, the
+(:func:`~trailcheck.ingest.trailcheck_jsonl.parse_trace_line`, which refuses what the import path
+refuses) and written back by :func:`~trailcheck.ingest.trailcheck_jsonl.dump_trace`, the
 bytes :func:`~trailcheck.ingest.trailcheck_jsonl.dump_trace` gives. Lines come back in input
 order; a trace id seen before is rejected as :func:`~trailcheck.ingest.iter_import` rejects it.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
 from trailcheck.bulk.lean_files import lean_files_results
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.trace.jsonl import dump_lean_trace
+from trailcheck.trace.jsonl import dump_trace
 
 __all__ = ["imported_lines"]
 
@@ -27,6 +27,4 @@ def imported_lines(
 ) -> Iterator[bytes]:
     """The trailcheck JSONL line (without its newline) of each valid trace of ``paths``, all
     trailcheck JSONL, in input order, over ``workers`` processes; the rest in ``summary``."""
-    return lean_files_results(
-        paths, dump_lean_trace, summary, workers=workers, chunk_bytes=chunk_bytes
-    )
+    return lean_files_results(paths, dump_trace, summary, workers=workers, chunk_bytes=chunk_bytes)

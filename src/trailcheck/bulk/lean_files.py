@@ -1,5 +1,5 @@
 """trailcheck JSONL (or Parquet of traces) read in chunks by worker processes, each line (row)
-as the bulk reader reads it (:func:`~trailcheck.ingest.trailcheck_jsonl.parse_lean_line`), in
+as the bulk reader reads it (:func:`~trailcheck.ingest.trailcheck_jsonl.parse_trace_line`), in
 the order of the file. A JSONL chunk is whole lines; a Parquet chunk is a row group.
 
 What a worker does with each trace is the caller's (grading it, writing it out): the worker
@@ -27,11 +27,11 @@ from trailcheck.ingest.formats import (
 )
 from trailcheck.ingest.importer import ImportSummary, already_imported
 from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.trailcheck_jsonl import parse_lean_line
+from trailcheck.ingest.trailcheck_jsonl import parse_trace_line
 from trailcheck.ingest.trailcheck_parquet import RowGroupChunk, chunk_rows, row_group_chunks
+from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import INCOMPLETE_KEY
-from trailcheck.trace.lean import LeanTrace
 
 __all__ = ["LineResult", "lean_files_results"]
 
@@ -52,7 +52,7 @@ class LineResult(Generic[Output]):
 
 def lean_files_results(
     paths: Sequence[Path],
-    work: Callable[[LeanTrace], Output],
+    work: Callable[[Trace], Output],
     summary: ImportSummary,
     *,
     workers: int,
@@ -120,7 +120,7 @@ def _records(chunk: LineChunk | RowGroupChunk) -> Iterator[tuple[int, bytes | Re
 
 
 def _chunk_results(
-    job: tuple[LineChunk | RowGroupChunk, Callable[[LeanTrace], Output]],
+    job: tuple[LineChunk | RowGroupChunk, Callable[[Trace], Output]],
 ) -> tuple[str, list[LineResult[Output]]]:
     chunk, work = job
     results: list[LineResult[Output]] = []
@@ -128,7 +128,7 @@ def _chunk_results(
         if isinstance(line, Rejection):
             results.append(LineResult(None, line))
             continue
-        read = parse_lean_line(line, source=chunk.path, line_number=number)
+        read = parse_trace_line(line, source=chunk.path, line_number=number)
         if isinstance(read, Rejection):
             results.append(LineResult(None, read))
             continue

@@ -16,7 +16,7 @@ from trailcheck.errors import TrailcheckError
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.run.recorded import trial_outcome
 from trailcheck.run.status import TrialStatus
-from trailcheck.trace.lean import LeanTrace
+from trailcheck.trace import Trace
 
 __all__ = ["trial_outcomes"]
 
@@ -28,7 +28,7 @@ def _use_keys(task_key: str, outcome_key: str, threshold: float) -> None:
     _keys[:] = [(task_key, outcome_key, threshold)]
 
 
-def _outcome(trace: LeanTrace) -> tuple[str, TrialStatus] | TrailcheckError:
+def _outcome(trace: Trace) -> tuple[str, TrialStatus] | TrailcheckError:
     try:
         return trial_outcome(trace, *_keys[0])
     except TrailcheckError as error:

@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from trailcheck.capture.jsonable import to_json_value
 from trailcheck.capture.recording import OpenSpan
-from trailcheck.errors import UsageError
+from trailcheck.errors import RecordError, UsageError
 from trailcheck.trace import Message, ModelInvocation, Usage
 
 MessageLike = Message | Mapping[str, Any]
@@ -28,7 +26,7 @@ def checked_messages(messages: Sequence[MessageLike] | None, name: str) -> list[
             checked.append(
                 message if isinstance(message, Message) else Message.model_validate(message)
             )
-        except ValidationError as error:
+        except RecordError as error:
             raise _usage_error(f"{name}[{index}]", error) from None
     return checked
 
@@ -39,18 +37,17 @@ def checked_usage(usage: UsageLike | None) -> Usage | None:
         return usage
     try:
         return Usage.model_validate(usage)
-    except ValidationError as error:
+    except RecordError as error:
         raise _usage_error("usage", error) from None
 
 
-def _usage_error(name: str, error: ValidationError) -> UsageError:
+def _usage_error(name: str, error: RecordError) -> UsageError:
     # The caller passed the value in code, so it is told which of its values is wrong, as a
-    # UsageError; pydantic's own error (with its URLs) would leak the model's internals.
-    problems = error.errors(include_url=False)
-    first = problems[0]
-    path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
-    more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-    return UsageError(f"{name}{path}: {first['msg']}{more}")
+    # UsageError naming the argument and the field.
+    path = "" if error.field is None else f".{error.field}"
+    if error.field is not None and error.field.startswith("["):
+        path = error.field
+    return UsageError(f"{name}{path}: {error.message}")
 
 
 class SpanHandle:

@@ -20,6 +20,8 @@ from trailcheck.cases.dataset import Dataset
 from trailcheck.cases.document import DataPath, Document, format_path
 from trailcheck.cases.problems import DatasetError, Problem
 from trailcheck.cases.rules import duplicate_ids, undeclared_tools
+from trailcheck.errors import RecordError
+from trailcheck.trace.record import field_parts
 
 
 def _data_path(data: Any, location: tuple[int | str, ...]) -> DataPath:
@@ -66,15 +68,24 @@ def _message(error: ErrorDetails) -> str:
     if error["type"] == "missing":
         return "required field is missing"
     cause = error.get("ctx", {}).get("error")
+    if isinstance(cause, RecordError):  # a record inside the case (a message): its own words
+        return cause.message
     # Our validators' own messages, without pydantic's "Value error, " prefix.
     return str(cause) if isinstance(cause, ValueError) else error["msg"]
+
+
+def _inner_field(error: ErrorDetails) -> DataPath:
+    """The field inside a record that a problem at the record's place is about (a message's
+    ``role``), as path parts; ``()`` for the others."""
+    cause = error.get("ctx", {}).get("error")
+    return field_parts(cause.field) if isinstance(cause, RecordError) else ()
 
 
 def _problems(document: Document, error: ValidationError, prefix: DataPath) -> list[Problem]:
     found: list[Problem] = []
     dropped = {finding.path for finding in document.findings if finding.value_dropped}
     for detail in error.errors(include_url=False):
-        path = _data_path(document.data, (*prefix, *detail["loc"]))
+        path = _data_path(document.data, (*prefix, *detail["loc"], *_inner_field(detail)))
         if path in dropped:
             continue
         problem = locate(document, path, _message(detail))

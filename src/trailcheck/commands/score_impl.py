@@ -31,7 +31,7 @@ from trailcheck.ingest.formats import reads_as_trailcheck
 from trailcheck.ingest.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
 from trailcheck.report.otlp_http import OtlpTarget
-from trailcheck.scorers import Grade, LeanGrade, Scorer, case_scorers, grade
+from trailcheck.scorers import Grade, Scorer, case_scorers, grade
 from trailcheck.store import Store, TraceFilter
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_traces
@@ -44,7 +44,7 @@ def _cases_with_scorers(dataset: Dataset) -> dict[str, tuple[Case, tuple[Scorer,
     return {case.id: (case, case_scorers(case)) for case in dataset.graded_cases()}
 
 
-def _grade_json(result: Grade | LeanGrade) -> dict[str, object]:
+def _grade_json(result: Grade) -> dict[str, object]:
     return {
         "trace_id": result.trace_id,
         "case_id": result.case_id,
@@ -61,11 +61,14 @@ def _grade_json(result: Grade | LeanGrade) -> dict[str, object]:
             }
             for score in result.scores
         ],
-        "failures": [failure.model_dump(exclude={"traceback"}) for failure in result.failures],
+        "failures": [
+            {"scorer": f.scorer, "error_type": f.error_type, "message": f.message}
+            for f in result.failures
+        ],
     }
 
 
-def _grade_table(results: Sequence[Grade | LeanGrade]) -> Table:
+def _grade_table(results: Sequence[Grade]) -> Table:
     table = Table("trace", "case", "status", "scores", "reason")
     styles = {"passed": "green", "failed": "red", "unscorable": "yellow"}
     for result in results:
@@ -85,7 +88,7 @@ def _grade_table(results: Sequence[Grade | LeanGrade]) -> Table:
 
 @dataclass
 class _Graded:
-    results: Sequence[Grade | LeanGrade] = field(default_factory=list)
+    results: Sequence[Grade] = field(default_factory=list)
     evaluations: list[EvaluationResult] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
 
@@ -154,7 +157,7 @@ def score_command(request: ScoreRequest) -> None:
             )
         else:
             graded = _Graded(unmatched=[])
-            lean: list[LeanGrade] = []
+            lean: list[Grade] = []
             for item in _bulk_grades(
                 source, request.workers, where, request.address, request.num_cpus
             ):
@@ -238,7 +241,7 @@ class _Source:
     dataset: Path
     summary: ImportSummary
 
-    def grades(self, workers: int, map_chunks: MapChunks) -> Iterator[LeanGrade | Unmatched]:
+    def grades(self, workers: int, map_chunks: MapChunks) -> Iterator[Grade | Unmatched]:
         """The lean path's grades, the chunks run by ``map_chunks``. This process reads the
         store, when it is the source; the workers get its pages."""
         if self.store is not None:
@@ -255,7 +258,7 @@ def _bulk_grades(
     where: Executor,
     address: str | None,
     num_cpus: float | None,
-) -> Iterator[LeanGrade | Unmatched]:
+) -> Iterator[Grade | Unmatched]:
     """The lean path's grades: over this machine's processes, or as Ray tasks."""
     if where == "local":
         yield from source.grades(workers or default_workers(), ordered_map)

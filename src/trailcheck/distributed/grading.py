@@ -17,7 +17,7 @@ from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed.ordered import ray_ordered_map
 from trailcheck.ingest.importer import ImportSummary
-from trailcheck.scorers import LeanGrade
+from trailcheck.scorers import Grade
 
 __all__ = ["grade_files_on_ray"]
 
@@ -30,7 +30,7 @@ def grade_files_on_ray(
     workers: int,
     num_cpus: float = 1.0,
     chunk_bytes: int = DEFAULT_CHUNK_BYTES,
-) -> Iterator[LeanGrade | Unmatched]:
+) -> Iterator[Grade | Unmatched]:
     """:func:`~trailcheck.bulk.grading.grade_files`, the chunks graded as Ray tasks,
     ``workers`` at once, each asking for ``num_cpus`` CPUs."""
     return grade_files(

@@ -39,11 +39,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-from pydantic import ValidationError
-
 from trailcheck.errors import RecordError
 from trailcheck.ingest.conventions.vendors import VendorTraceFields, vendor_trace_fields
-from trailcheck.ingest.records import RawSpan, Rejection, validation_record_error
+from trailcheck.ingest.records import RawSpan, Rejection
 from trailcheck.ingest.shapes.frameworks import langgraph_answer, langgraph_input
 from trailcheck.ingest.shapes.logfire_agents import logfire_trace_metadata
 from trailcheck.ingest.shapes.rows import one_call_per_tool, run_shape
@@ -102,10 +100,10 @@ def assemble_trace(spans: list[RawSpan], source: str) -> Trace:
     mapped = one_call_per_tool([map_span(raw, source, unread) for raw in spans])
     try:
         skeleton = Trace(trace_id=trace_id, spans=mapped)
-    except ValidationError as error:
+    except ValueError as error:  # an invariant of the trace (its __post_init__)
         culprit, field = _locate_integrity_problem(spans)
         raise RecordError(
-            validation_record_error(error).message,
+            str(error),
             source=_source_of(culprit, source),
             line=None if culprit is None else culprit.line,
             span_id=None if culprit is None else culprit.span_id,
@@ -194,8 +192,8 @@ def _derived_trace(
             metadata=_metadata(tree, resource, vendor, unread),
             usage=summed_usage(spans),
         )
-    except ValidationError as error:
-        raise validation_record_error(error) from None
+    except ValueError as error:  # an invariant of the trace (its __post_init__)
+        raise RecordError(str(error)) from None
 
 
 def _trace_input(

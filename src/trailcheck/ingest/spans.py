@@ -55,8 +55,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Protocol, TypeVar
 
-from pydantic import ValidationError
-
 from trailcheck.errors import RecordError
 from trailcheck.ingest.conventions.genai_events import (
     Messages,
@@ -71,7 +69,7 @@ from trailcheck.ingest.conventions.genai_messages import (
 )
 from trailcheck.ingest.conventions.indexed_completions import with_indexed_calls
 from trailcheck.ingest.conventions.text_attributes import first_text, text_attribute
-from trailcheck.ingest.records import RawSpan, validation_record_error
+from trailcheck.ingest.records import RawSpan
 from trailcheck.ingest.shapes.anthropic_results import with_failed_results
 from trailcheck.ingest.shapes.frameworks import (
     ADK_LLM_REQUEST,
@@ -208,8 +206,8 @@ def _span(raw: RawSpan, unread: UnreadParts | None) -> Span:
             if kind == "llm"
             else None,
         )
-    except ValidationError as error:
-        raise validation_record_error(error) from None
+    except ValueError as error:  # an invariant of the span (its __post_init__)
+        raise RecordError(str(error)) from None
 
 
 def span_kind(attributes: Mapping[str, Any]) -> SpanKind:

@@ -7,10 +7,9 @@ trip is lossless.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
-from pydantic import ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.records import Rejection
@@ -22,70 +21,31 @@ from trailcheck.json_text import (
     may_nest_too_deeply,
 )
 from trailcheck.trace import Trace
-from trailcheck.trace.error_fields import record_error_of
-from trailcheck.trace.jsonl import TRACE_FIELDS
-from trailcheck.trace.lean import LeanTrace
-from trailcheck.trace.lean_decode import decode_lean_trace
-from trailcheck.trace.limits import first_unstorable
+from trailcheck.trace.jsonl import TRACE_FIELDS, dump_trace
+from trailcheck.trace.record import field_parts
 
 
 def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | Rejection:
-    """One JSONL line as a Trace, or a Rejection naming the line and the field; an integer
-    beyond what trailcheck stores (:mod:`trailcheck.trace.limits`) is one too. Numbers are read
-    strictly, as the format's JSON Schema says: ``"5"`` is text, not a time."""
-    try:
-        trace = Trace.model_validate_json(line, strict=True)
-    except ValidationError as error:
-        problem = record_error_of(error, Trace)
-        return Rejection(
-            source,
-            problem.message,
-            line=line_number,
-            field=problem.field or "<record>",
-            trace_id=_readable_trace_id(line),
-        )
-    unstorable = first_unstorable(trace)
-    if unstorable is not None:
-        return Rejection(
-            source,
-            unstorable.message,
-            line=line_number,
-            span_id=unstorable.span_id,
-            field=unstorable.field,
-            trace_id=trace.trace_id,
-        )
-    try:
-        loads_json(line)  # what pydantic's reader lets through: NaN, a key twice, 65-bit integers
-    except orjson.JSONDecodeError as error:
-        return Rejection(
-            source,
-            f"not valid JSON: {error.msg} (at character {error.pos + 1} of the line)",
-            line=line_number,
-            trace_id=trace.trace_id,
-        )
-    except JsonValueError as error:
-        return _json_rule_rejection(error, line, source=source, line_number=line_number)
-    return trace
+    """One JSONL line as a Trace, or a Rejection naming the line and the field, at about the cost
+    of parsing the JSON. Numbers are read strictly, as the format's JSON Schema says (``"5"`` is
+    text, not a time), and an integer beyond what trailcheck stores is refused
+    (:mod:`trailcheck.trace.limits`).
 
-
-def parse_lean_line(line: bytes, *, source: str, line_number: int) -> LeanTrace | Rejection:
-    """:func:`parse_trace_line` for bulk reading: the same acceptance and the same rejections,
-    into a :class:`~trailcheck.trace.lean.LeanTrace` at about the cost of parsing the JSON.
-
-    The JSON text rules (:mod:`~trailcheck.json_text`) are checked in full only where
-    they can matter: where the line is not what encoding its decoding gives, colon for colon (a
-    key given twice, or a default written out), may hold an integer beyond 64 bits, or opens
-    more arrays and objects than the rules let it nest."""
+    The JSON text rules (:mod:`~trailcheck.json_text`: a key given twice, an integer beyond 64
+    bits, nesting deeper than the rules allow) are checked in full only where they can matter:
+    where the line is not what encoding its decoding gives, colon for colon, may hold an integer
+    beyond 64 bits, or opens more arrays and objects than the rules let it nest."""
     try:
-        trace = decode_lean_trace(line)
+        trace = Trace.model_validate_json(line)
     except RecordError as error:
+        record = _readable_record(line)
         return Rejection(
             source,
             error.message,
             line=line_number,
-            span_id=error.span_id,
+            span_id=_span_id_at(record, error.field),
             field=error.field or "<record>",
-            trace_id=_readable_trace_id(line),
+            trace_id=_text(record.get("trace_id")),
         )
     if not _as_written(line, trace) or may_hold_a_long_integer(line) or may_nest_too_deeply(line):
         try:
@@ -97,12 +57,12 @@ def parse_lean_line(line: bytes, *, source: str, line_number: int) -> LeanTrace 
     return trace
 
 
-def _as_written(line: bytes, trace: LeanTrace) -> bool:
+def _as_written(line: bytes, trace: Trace) -> bool:
     """Whether ``line`` holds each key of each object once: true when it is what encoding its
     decoding gives, byte for byte (as every line trailcheck writes is), or colon for colon (the
     colons outside strings are the keys, and the strings hold the same colons unless one is
     written as an escape)."""
-    encoded = trace.encoded
+    encoded = dump_trace(trace)
     text = line.rstrip(b"\r\n")
     if encoded == text:
         return True
@@ -117,18 +77,32 @@ def _json_rule_rejection(
         error.message,
         line=line_number,
         field=error.field or "<record>",
-        trace_id=_readable_trace_id(line),
+        trace_id=_text(_readable_record(line).get("trace_id")),
     )
 
 
-def _readable_trace_id(line: bytes) -> str | None:
-    # Only for the error message: a bad record's id, when it can be read at all.
+def _readable_record(line: bytes) -> dict[str, Any]:
+    # Only for the error message: what a bad record's ids are, when they can be read at all.
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError:
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _span_id_at(record: dict[str, Any], field: str | None) -> str | None:
+    """The id of the span a rejected field is in (``spans[2].end_ns``), when it can be read."""
+    parts = field_parts(field)
+    spans = record.get("spans")
+    if len(parts) < 2 or parts[0] != "spans" or not isinstance(spans, list):
         return None
-    trace_id = record.get("trace_id") if isinstance(record, dict) else None
-    return trace_id if isinstance(trace_id, str) else None
+    index = parts[1]
+    span = spans[index] if isinstance(index, int) and 0 <= index < len(spans) else None
+    return _text(span.get("span_id")) if isinstance(span, dict) else None
 
 
 def read_trailcheck_jsonl(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:

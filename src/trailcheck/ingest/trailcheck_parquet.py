@@ -3,7 +3,7 @@ trailcheck JSONL holds) in a text or binary column named ``trace``; other column
 It is how a table of traces leaves a warehouse or a data lake without a conversion step.
 
 Each row is held to exactly the rules of a JSONL line (:func:`parse_trace_line`, or
-:func:`parse_lean_line` on the bulk path), and a rejection names the row, counted from 1 across
+:func:`parse_trace_line` on the bulk path), and a rejection names the row, counted from 1 across
 the file's row groups, where JSONL names the line. A row group is what the bulk path hands a
 worker (:class:`RowGroupChunk`), so a file is read in parallel without reading it twice.
 

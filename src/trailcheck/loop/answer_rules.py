@@ -24,7 +24,6 @@ import re
 from functools import cached_property
 from typing import ClassVar, Literal
 
-import msgspec
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from trailcheck.cases import Case
@@ -33,8 +32,6 @@ from trailcheck.scorers import ClaimRule, GroundingScorer
 from trailcheck.scorers.termination import DEFAULT_CLAIM_RULES, has_answer, unsupported_claim
 from trailcheck.specs.patterns import valid_regex
 from trailcheck.trace import Trace
-from trailcheck.trace.lean import LeanTrace
-from trailcheck.trace.trace_view import TraceView
 
 DEFAULT_SUCCESS = (
     r"(?i)\bsuccessfully\b|\ball (?:set|done)\b"
@@ -86,7 +83,7 @@ class UnsupportedClaimRule(DetectionRule):
     def _claims(self) -> tuple[tuple[ClaimRule, re.Pattern[str]], ...]:
         return _compiled_claims(self.claims)
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         if trace.state_after is None or not has_answer(trace):
             return []
         answer = trace.final_text
@@ -125,7 +122,7 @@ class ErrorIgnoredRule(DetectionRule):
                 return said.group(0)
         return None
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         calls = trace.tool_calls
         # The calls first: most runs have no unrecovered error, and then the answer is not read.
         ignored = [
@@ -161,31 +158,28 @@ class GroundingRule(DetectionRule):
     def _scorer(self) -> GroundingScorer:
         return GroundingScorer(threshold=self.threshold, day_first=self.day_first)
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         if not has_answer(trace) or self._passes(_input_only(trace)):
             return []
         # lean_score: the verdict and its reason, without building a Score to throw away.
-        score = self._scorer.lean_score(trace, _NO_CASE)
+        score = self._scorer.score(trace, _NO_CASE)
         if score is None or score.passed:
             return []
         return [Hit(score.reason, last_llm_span(trace))]
 
-    def _passes(self, trace: TraceView) -> bool:
-        score = self._scorer.lean_score(trace, _NO_CASE)
+    def _passes(self, trace: Trace) -> bool:
+        score = self._scorer.score(trace, _NO_CASE)
         return score is None or score.passed
 
 
-def _input_only(trace: TraceView) -> TraceView:
+def _input_only(trace: Trace) -> Trace:
     """``trace`` without its spans: the user input is its only evidence. Evidence only adds
     support, so an answer grounded on this copy is grounded on the trace, and the tool calls'
     arguments and results (most of a trace, and most of grounding's cost) need not be read."""
-    if isinstance(trace, LeanTrace):
-        return msgspec.structs.replace(trace, spans=[])
-    assert isinstance(trace, Trace)  # the two holders of a trace
     return trace.model_copy(update={"spans": []})
 
 
-def _agent_error(trace: TraceView) -> tuple[str, str] | None:
+def _agent_error(trace: Trace) -> tuple[str, str] | None:
     """``(exception type, span id)`` of the run's own failure, or ``None`` when it ended."""
     for span in root_spans(trace):
         events = [event for event in span.events if event.name == "exception"]
@@ -212,7 +206,7 @@ class FinalAnswerRule(DetectionRule):
 
     kind: Literal["final_answer"] = "final_answer"
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         if has_answer(trace) or _agent_error(trace) is not None:
             return []
         calls = len(trace.tool_calls)
@@ -227,7 +221,7 @@ class AgentOutcomeRule(DetectionRule):
     kind: Literal["agent_outcome"] = "agent_outcome"
     outcome: Literal["crashed", "timeout"]
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         error = _agent_error(trace)
         if error is None:
             return []

@@ -33,8 +33,7 @@ from trailcheck.scorers import EfficiencyScorer, ErroredCalls, parse_date
 from trailcheck.scorers.efficiency import LoopMatch
 from trailcheck.scorers.grounding import find_figures
 from trailcheck.specs.patterns import valid_regex
-from trailcheck.trace import ToolCall
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace import ToolCall, Trace
 
 DEFAULT_RATE_LIMIT_ERROR = (
     r"(?i)\b(?:rate[ _-]?limit(?:ed)?|too many requests|429|quota exceeded)\b"
@@ -50,7 +49,7 @@ class PolicyRule(DetectionRule):
     kind: Literal["policy"] = "policy"
     policy: PolicySpec
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         return [Hit(str(v), (v.call.span_id,)) for v in violations([self.policy], trace)]
 
 
@@ -96,7 +95,7 @@ class EfficiencyRule(DetectionRule):
             errored_calls=self.errored_calls,
         )
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         return [
             Hit(f"{check.label}: {'; '.join(check.details)}", check.evidence)
             for check in self._scorer.checks(trace)
@@ -117,7 +116,7 @@ class RateLimitRetryRule(DetectionRule):
     def _error(self) -> re.Pattern[str]:
         return re.compile(self.error_pattern)
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         calls = trace.tool_calls
         found: list[Hit] = []
         for index, call in enumerate(calls):
@@ -165,14 +164,14 @@ class DateArgumentRule(DetectionRule):
     """Only these argument paths (``date``, ``booking.date``; all when absent)."""
     day_first: bool = False
 
-    def _asked(self, trace: TraceView) -> tuple[set[str], set[str]]:
+    def _asked(self, trace: Trace) -> tuple[set[str], set[str]]:
         """The user input's dates (ISO) and month-days (``MM-DD``)."""
         figures = find_figures(trace.input_text, day_first=self.day_first)
         days = {str(f.value) for f in figures if f.kind == "date"}
         month_days = {str(f.value) for f in figures if f.kind == "month_day"}
         return days, month_days
 
-    def _dated(self, trace: TraceView) -> list[tuple[ToolCall, str, str, str]]:
+    def _dated(self, trace: Trace) -> list[tuple[ToolCall, str, str, str]]:
         """``(call, argument, text, ISO date)`` for the date arguments checked, in call order."""
         dated: list[tuple[ToolCall, str, str, str]] = []
         for call in trace.tool_calls:
@@ -188,7 +187,7 @@ class DateArgumentRule(DetectionRule):
                     dated.append((call, argument, text, parsed.isoformat()))
         return dated
 
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         # The arguments first: most calls have no date argument, and then the input need not
         # be scanned for figures (the costly part).
         dated = self._dated(trace)

@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from trailcheck.loop.rule_file import Rule, builtin_rules
-from trailcheck.trace import Finding
+from trailcheck.trace import Finding, Trace
 from trailcheck.trace.content_gap import GapTally
 from trailcheck.trace.incomplete import incompleteness, needs_complete_trace
-from trailcheck.trace.trace_view import TraceView
 
 
 def detect(
-    traces: Iterable[TraceView], rules: Sequence[Rule] | None = None, gaps: GapTally | None = None
+    traces: Iterable[Trace], rules: Sequence[Rule] | None = None, gaps: GapTally | None = None
 ) -> Iterator[Finding]:
     """The findings of ``rules`` (default: the built-in rules) on each trace, in trace order
     then rule order; at most one finding per rule and trace. On a trace whose content was not

@@ -17,9 +17,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailcheck.trace import Finding, Severity
-from trailcheck.trace.trace_view import TraceView
-from trailcheck.trace.views import SpanView
+from trailcheck.trace import Finding, Severity, Span, Trace
 
 # A label as trailcheck.trace.Finding checks it: snake_case and specific.
 LABEL_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -50,10 +48,10 @@ class DetectionRule(BaseModel):
     description: str | None = None
 
     @abstractmethod
-    def hits(self, trace: TraceView) -> list[Hit]:
+    def hits(self, trace: Trace) -> list[Hit]:
         """Every occurrence of the rule's failure in ``trace``, in trace order."""
 
-    def detect(self, trace: TraceView) -> Finding | None:
+    def detect(self, trace: Trace) -> Finding | None:
         """The rule's finding on ``trace``, or ``None`` when the failure is absent."""
         found = self.hits(trace)
         if not found:
@@ -72,14 +70,14 @@ class DetectionRule(BaseModel):
         )
 
 
-def root_spans(trace: TraceView) -> list[SpanView]:
+def root_spans(trace: Trace) -> list[Span]:
     """The spans without a parent: the agent run itself, for traces that capture records."""
     return [span for span in trace.spans if span.parent_id is None]
 
 
-def last_llm_span(trace: TraceView) -> tuple[str, ...]:
+def last_llm_span(trace: Trace) -> tuple[str, ...]:
     """The id of the last model call (the one that gave the answer), or nothing."""
-    spans: Sequence[SpanView] = sorted(
+    spans: Sequence[Span] = sorted(
         (span for span in trace.spans if span.kind == "llm"),
         key=lambda span: (span.start_ns, span.span_id),
     )

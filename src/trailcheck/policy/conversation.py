@@ -14,12 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from trailcheck.trace import Message, ToolCall
-from trailcheck.trace.trace_view import TraceView
-from trailcheck.trace.views import MessageView
+from trailcheck.trace import Message, ToolCall, Trace
 
 
-def preceding_messages(trace: TraceView, call: ToolCall) -> list[MessageView]:
+def preceding_messages(trace: Trace, call: ToolCall) -> list[Message]:
     """The messages before the assistant message that requested ``call``."""
     ordinal = sum(1 for other in _calls_before(trace, call) if other.name == call.name)
     for conversation in _conversations(trace):
@@ -29,7 +27,7 @@ def preceding_messages(trace: TraceView, call: ToolCall) -> list[MessageView]:
     return _input_messages(trace)
 
 
-def user_confirmed(conversation: Sequence[MessageView], confirmation: str) -> bool:
+def user_confirmed(conversation: Sequence[Message], confirmation: str) -> bool:
     """Whether the user's latest message, sent after the agent last spoke, matches
     ``confirmation``. An agent message with text and no user reply after it voids an earlier
     yes: the user had not answered what the agent said last. Requests for tool calls without
@@ -42,14 +40,14 @@ def user_confirmed(conversation: Sequence[MessageView], confirmation: str) -> bo
     return False
 
 
-def _calls_before(trace: TraceView, call: ToolCall) -> Iterator[ToolCall]:
+def _calls_before(trace: Trace, call: ToolCall) -> Iterator[ToolCall]:
     for other in trace.tool_calls:
         if other.span_id == call.span_id:
             return
         yield other
 
 
-def _conversations(trace: TraceView) -> Iterator[Sequence[MessageView]]:
+def _conversations(trace: Trace) -> Iterator[Sequence[Message]]:
     # Later model turns saw more of the conversation, so the trace input (a log holds all of it)
     # comes first and the llm spans after it, latest first.
     if trace.input is not None and not isinstance(trace.input, str):
@@ -60,9 +58,7 @@ def _conversations(trace: TraceView) -> Iterator[Sequence[MessageView]]:
         yield [*(span.llm.input_messages or ()), *(span.llm.output_messages or ())]
 
 
-def _request_position(
-    conversation: Sequence[MessageView], call: ToolCall, ordinal: int
-) -> int | None:
+def _request_position(conversation: Sequence[Message], call: ToolCall, ordinal: int) -> int | None:
     """Where in ``conversation`` the assistant asked for ``call``: by its id when it has one,
     else the ``ordinal``-th (0-based) request of its tool."""
     seen = 0
@@ -80,7 +76,7 @@ def _request_position(
     return None
 
 
-def _input_messages(trace: TraceView) -> list[MessageView]:
+def _input_messages(trace: Trace) -> list[Message]:
     if isinstance(trace.input, str):
         return [Message(role="user", content=trace.input)]
     return list(trace.input or ())

@@ -29,9 +29,7 @@ from trailcheck.policy.rules import (
     PolicySpec,
     RequiresConfirmationPolicy,
 )
-from trailcheck.trace import ToolCall, canonical_json
-from trailcheck.trace.trace_view import TraceView
-from trailcheck.trace.views import MessageView
+from trailcheck.trace import Message, ToolCall, Trace, canonical_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +48,7 @@ def check_call(
     rule: PolicySpec,
     call: ToolCall,
     earlier: Sequence[ToolCall],
-    conversation: Sequence[MessageView] = (),
+    conversation: Sequence[Message] = (),
 ) -> Violation | None:
     """The violation of ``rule`` by ``call``, or ``None``; ``earlier`` are the calls made before
     it, in order, and ``conversation`` the messages before it (read by confirmation rules only).
@@ -59,7 +57,7 @@ def check_call(
     return None if reason is None else Violation(rule, call, reason)
 
 
-def violations(rules: Sequence[PolicySpec], trace: TraceView) -> list[Violation]:
+def violations(rules: Sequence[PolicySpec], trace: Trace) -> list[Violation]:
     """Every violation of ``rules`` in ``trace``, in call order, then rule order."""
     found: list[Violation] = []
     calls = trace.tool_calls
@@ -67,7 +65,7 @@ def violations(rules: Sequence[PolicySpec], trace: TraceView) -> list[Violation]
         for rule in rules:
             if call.name != _checked_tool(rule):
                 continue
-            conversation: Sequence[MessageView] = ()
+            conversation: Sequence[Message] = ()
             if isinstance(rule, RequiresConfirmationPolicy):
                 conversation = preceding_messages(trace, call)
             violation = check_call(rule, call, calls[:index], conversation)
@@ -85,7 +83,7 @@ def _reason(
     rule: PolicySpec,
     call: ToolCall,
     earlier: Sequence[ToolCall],
-    conversation: Sequence[MessageView],
+    conversation: Sequence[Message],
 ) -> str | None:
     if call.name != _checked_tool(rule):
         return None

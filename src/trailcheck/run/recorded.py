@@ -24,7 +24,6 @@ from typing import Any, Final
 from trailcheck.errors import InputError, UsageError
 from trailcheck.run.status import TRIAL_STATUSES, TrialStatus, is_trial_status
 from trailcheck.trace import Trace
-from trailcheck.trace.trace_view import TraceView
 
 __all__ = [
     "OUTCOME_TOLERANCE",
@@ -46,13 +45,13 @@ def _step(value: Any, part: str) -> tuple[bool, Any]:
     return (False, None)
 
 
-def trace_value(trace: TraceView, path: str) -> Any:
+def trace_value(trace: Trace, path: str) -> Any:
     """The value at the dotted ``path`` in ``trace``; an InputError naming the trace and the
     first part that is missing."""
     first, *rest = path.split(".")
-    if first not in Trace.model_fields:
+    if first not in Trace.__struct_fields__:
         raise UsageError(
-            f"key {path!r} must start with a trace field ({', '.join(Trace.model_fields)})"
+            f"key {path!r} must start with a trace field ({', '.join(Trace.__struct_fields__)})"
         )
     value: Any = getattr(trace, first)
     walked = first
@@ -75,7 +74,7 @@ def outcome_status(value: Any, threshold: float) -> TrialStatus | None:
     return None
 
 
-def _task_id(trace: TraceView, task_key: str) -> str:
+def _task_id(trace: Trace, task_key: str) -> str:
     value = trace_value(trace, task_key)
     if isinstance(value, str) and value:
         return value
@@ -87,7 +86,7 @@ def _task_id(trace: TraceView, task_key: str) -> str:
 
 
 def outcomes_from_traces(
-    traces: Iterable[TraceView], *, task_key: str, outcome_key: str, threshold: float = 1.0
+    traces: Iterable[Trace], *, task_key: str, outcome_key: str, threshold: float = 1.0
 ) -> dict[str, list[TrialStatus]]:
     """Task id → the statuses of its traces, in the order the traces came."""
     trials = (trial_outcome(trace, task_key, outcome_key, threshold) for trace in traces)
@@ -95,7 +94,7 @@ def outcomes_from_traces(
 
 
 def trial_outcome(
-    trace: TraceView, task_key: str, outcome_key: str, threshold: float = 1.0
+    trace: Trace, task_key: str, outcome_key: str, threshold: float = 1.0
 ) -> tuple[str, TrialStatus]:
     """The task of ``trace`` and the status of its outcome; an InputError naming the trace when
     either cannot be read."""

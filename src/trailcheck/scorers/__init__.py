@@ -15,18 +15,16 @@ from trailcheck.scorers.grade import (
     GENERIC_SCORERS,
     Grade,
     GradeStatus,
-    LeanGrade,
     case_scorers,
     default_scorers,
     grade,
-    grade_lean,
 )
 from trailcheck.scorers.grounding import GroundingScorer
 from trailcheck.scorers.policy import PolicyScorer
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec, scorer_to_spec
 from trailcheck.scorers.replay_state import ReplayStateScorer, replay
 from trailcheck.scorers.response import ResponseScorer
-from trailcheck.scorers.score import LeanScore, Score, Scorer, ScorerFailure, run_scorer
+from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.scorers.state import StateScorer
 from trailcheck.scorers.termination import ClaimRule, TerminationScorer
 from trailcheck.scorers.trajectory import TrajectoryScorer, trajectory_value
@@ -41,8 +39,6 @@ __all__ = [
     "Grade",
     "GradeStatus",
     "GroundingScorer",
-    "LeanGrade",
-    "LeanScore",
     "Mismatch",
     "PolicyScorer",
     "ReplayStateScorer",
@@ -57,7 +53,6 @@ __all__ = [
     "compare_field",
     "default_scorers",
     "grade",
-    "grade_lean",
     "min_cost_assignment",
     "pair_invocations",
     "parse_date",

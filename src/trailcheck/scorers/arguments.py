@@ -23,9 +23,8 @@ from trailcheck.scorers.assignment import pair_most_matched
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.comparison import Mismatch, compare_field
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace import ToolCall
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import ToolCall, Trace
 
 
 def mismatches(expected: ExpectedInvocation, call: ToolCall) -> dict[str, Mismatch]:
@@ -127,10 +126,7 @@ class ArgumentsScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         if not case.expected_arguments:
             return None
         expected_by_tool: defaultdict[str, list[ExpectedInvocation]] = defaultdict(list)
@@ -148,4 +144,4 @@ class ArgumentsScorer:
         value = tally.matched / tally.total
         reason = "; ".join([f"arguments {ratio(tally.matched, tally.total)}", *tally.problems])
         passed = value >= self.threshold
-        return LeanScore(self.name, value, passed, self.threshold, reason, tuple(tally.evidence))
+        return Score(self.name, value, passed, self.threshold, reason, tuple(tally.evidence))

@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Literal
 
-from trailcheck.trace import ToolCall
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace import ToolCall, Trace
 
 ErroredCalls = Literal["count", "skip"]
 """``count``: a call that errored is a call like any other; ``skip``: it is left out."""
 
 
 def considered_calls(
-    trace: TraceView, *, ignore_tools: Collection[str], errored_calls: ErroredCalls
+    trace: Trace, *, ignore_tools: Collection[str], errored_calls: ErroredCalls
 ) -> Sequence[ToolCall]:
     """The trace's tool calls in order, less ignored tools and (when skipped) errored calls.
     With nothing left out, the trace's own sequence: read it, do not change it."""

@@ -46,10 +46,8 @@ from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.comparison import render
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace import ToolCall, summed_usage
-from trailcheck.trace.trace_view import TraceView
-from trailcheck.trace.views import SpanView, UsageView
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Span, ToolCall, Trace, Usage, summed_usage
 
 LoopMatch = Literal["arguments", "tool"]
 """When two calls count as the same for the loop detector."""
@@ -112,11 +110,11 @@ def find_repeats(keys: Sequence[Hashable], min_repeats: int) -> list[Repeat]:
     return found
 
 
-def model_calls(trace: TraceView) -> list[SpanView]:
+def model_calls(trace: Trace) -> list[Span]:
     """The llm spans that are not under another llm span (a call instrumented twice is one)."""
     by_id = {span.span_id: span for span in trace.spans}
 
-    def nested(span: SpanView) -> bool:
+    def nested(span: Span) -> bool:
         parent = span.parent_id
         while parent is not None:
             if by_id[parent].kind == "llm":
@@ -157,7 +155,7 @@ def _ceiling(label: str, figure: float | None, limit: float, source: str, unit: 
 
 
 def _usage_figure(
-    trace: TraceView, pick: Callable[[UsageView], float | None], name: str
+    trace: Trace, pick: Callable[[Usage], float | None], name: str
 ) -> tuple[float | None, str]:
     """A usage figure and where it came from: trace.usage first, else summed over llm spans."""
     if trace.usage is not None and pick(trace.usage) is not None:
@@ -208,16 +206,16 @@ class EfficiencyScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def checks(self, trace: TraceView) -> list[Check]:
+    def checks(self, trace: Trace) -> list[Check]:
         """The outcome of every enabled check, in the module's order."""
         return self._checks(trace, self._calls(trace))
 
-    def _calls(self, trace: TraceView) -> Sequence[ToolCall]:
+    def _calls(self, trace: Trace) -> Sequence[ToolCall]:
         return considered_calls(
             trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
         )
 
-    def _checks(self, trace: TraceView, calls: Sequence[ToolCall]) -> list[Check]:
+    def _checks(self, trace: Trace, calls: Sequence[ToolCall]) -> list[Check]:
         # Canonical keys are the costly part of the call checks: each check reads them only
         # where its finding is possible (ToolCall.key computes each once).
         found: list[Check] = []
@@ -235,7 +233,7 @@ class EfficiencyScorer:
         found.extend(self._budget(trace))
         return found
 
-    def _budget(self, trace: TraceView) -> list[Check]:
+    def _budget(self, trace: Trace) -> list[Check]:
         found: list[Check] = []
         if self.max_latency_ms is not None:
             latency, source = _latency(trace)
@@ -248,10 +246,7 @@ class EfficiencyScorer:
             found.append(_ceiling("cost", cost, self.max_cost_usd, source, " USD"))
         return found
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         calls = self._calls(trace)
         checks = self._checks(trace, calls)
         if not checks:
@@ -264,7 +259,7 @@ class EfficiencyScorer:
         else:
             evidence = tuple(dict.fromkeys([call.span_id for call in calls]))
         value = (len(checks) - len(failed)) / len(checks)
-        return LeanScore(self.name, value, not failed, 1.0, reason, evidence)
+        return Score(self.name, value, not failed, 1.0, reason, evidence)
 
 
 def _reason(checks: Sequence[Check]) -> str:
@@ -293,7 +288,7 @@ def _count(label: str, span_ids: Sequence[str], limit: int) -> Check:
     )
 
 
-def _latency(trace: TraceView) -> tuple[float | None, str]:
+def _latency(trace: Trace) -> tuple[float | None, str]:
     if trace.usage is not None and trace.usage.latency_ms is not None:
         return trace.usage.latency_ms, "(from trace.usage)"
     duration = trace.duration_ns
@@ -302,7 +297,7 @@ def _latency(trace: TraceView) -> tuple[float | None, str]:
     return None, "no latency_ms in trace.usage and a span has not ended"
 
 
-def _tokens(trace: TraceView) -> tuple[float | None, str]:
+def _tokens(trace: Trace) -> tuple[float | None, str]:
     """Input + output tokens; both figures must be known, or the total is unknown."""
     inputs, in_source = _usage_figure(trace, lambda u: u.input_tokens, "input_tokens")
     outputs, out_source = _usage_figure(trace, lambda u: u.output_tokens, "output_tokens")

@@ -20,30 +20,23 @@ The verdict:
   with no expectation of its own would otherwise pass every fluent answer);
 - else ``passed`` iff every Score passed, ``failed`` otherwise.
 
-:func:`grade` returns a pydantic :class:`Grade`. :func:`grade_lean` is the same grading for bulk
-work: it takes a :class:`~trailcheck.trace.lean.LeanTrace` (or a Trace), runs each scorer's
-``lean_score`` (a scorer without one gets the pydantic Trace, made once) and returns a
-:class:`LeanGrade`, which builds no pydantic model until :meth:`LeanGrade.to_grade` is asked for
-one; its ``passed``, ``status``, ``reason`` and scores' fields read as a Grade's do.
+:func:`grade` returns a :class:`Grade`, a record (:mod:`trailcheck.trace.record`): the same
+function and the same record for one trace in a test and for millions in bulk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
-from typing import Literal, TypeVar
-
-import msgspec
-from pydantic import BaseModel, ConfigDict
+from typing import Literal
 
 from trailcheck.cases import BUILTIN_SCORER_ORDER, Case
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec
-from trailcheck.scorers.score import LeanScore, Score, Scorer, ScorerFailure, run_scorer
+from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import ContentGap, content_gap
 from trailcheck.trace.incomplete import Incompleteness, incompleteness, needs_complete_trace
-from trailcheck.trace.lean import LeanTrace
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.record import Record
 
 GradeStatus = Literal["passed", "failed", "unscorable"]
 # The error type of a scorer that gave no verdict because the trace's content was not recorded.
@@ -56,10 +49,9 @@ DEFAULT_SCORER_ORDER = BUILTIN_SCORER_ORDER
 GENERIC_SCORERS = frozenset({"efficiency", "termination", "grounding"})
 
 
-class Grade(BaseModel):
-    """One trace graded against one case."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Grade(Record, frozen=True, kw_only=True):
+    """One trace graded against one case. ``reason``: why the grade is what it is (the failed
+    scorers, the failures, or what was missing)."""
 
     trace_id: str
     case_id: str
@@ -67,7 +59,6 @@ class Grade(BaseModel):
     scores: tuple[Score, ...] = ()
     failures: tuple[ScorerFailure, ...] = ()
     reason: str
-    """Why the grade is what it is: the failed scorers, the failures, or what was missing."""
 
     @property
     def passed(self) -> bool:
@@ -89,32 +80,6 @@ def case_scorers(case: Case) -> tuple[Scorer, ...]:
     return tuple(scorer_from_spec(spec) for spec in case.scorers)
 
 
-class LeanGrade(msgspec.Struct, frozen=True, gc=False):
-    """A :class:`Grade` as :func:`grade_lean` keeps it: the same fields, its scores
-    :class:`~trailcheck.scorers.score.LeanScore`; :meth:`to_grade` makes the Grade."""
-
-    trace_id: str
-    case_id: str
-    status: GradeStatus
-    reason: str
-    scores: tuple[LeanScore, ...] = ()
-    failures: tuple[ScorerFailure, ...] = ()
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "passed"
-
-    def to_grade(self) -> Grade:
-        return Grade(
-            trace_id=self.trace_id,
-            case_id=self.case_id,
-            status=self.status,
-            scores=tuple(score.to_score() for score in self.scores),
-            failures=self.failures,
-            reason=self.reason,
-        )
-
-
 def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> Grade:
     """Grade ``trace`` against ``case`` with ``scorers`` (default: :func:`case_scorers`)."""
     chosen = case_scorers(case) if scorers is None else scorers
@@ -134,55 +99,10 @@ def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> 
     )
 
 
-def grade_lean(
-    trace: LeanTrace | Trace, case: Case, scorers: Sequence[Scorer] | None = None
-) -> LeanGrade:
-    """:func:`grade` for bulk work: the same verdict, scores and failures, kept as a
-    :class:`LeanGrade`. Build ``scorers`` once per case (:func:`case_scorers`)."""
-    chosen = case_scorers(case) if scorers is None else scorers
-    full: list[Trace] = [trace] if isinstance(trace, Trace) else []
-
-    def pydantic_trace() -> Trace:
-        # For a scorer without lean_score: made at most once per trace.
-        if not full:
-            assert isinstance(trace, LeanTrace)  # a Trace is put in ``full`` at once
-            full.append(trace.to_trace())
-        return full[0]
-
-    scores: list[LeanScore] = []
-    failures: list[ScorerFailure] = []
-    gap, incomplete = content_gap(trace), incompleteness(trace)
-    for scorer in chosen:
-        outcome = run_lean_scorer(scorer, trace, case, pydantic_trace)
-        _keep(scorer, outcome, scores, failures, gap, incomplete)
-    status, reason = grade_verdict(scores, failures, explicit=case.scorers is not None)
-    return LeanGrade(trace.trace_id, case.id, status, reason, tuple(scores), tuple(failures))
-
-
-def run_lean_scorer(
-    scorer: Scorer, trace: TraceView, case: Case, pydantic_trace: Callable[[], Trace]
-) -> LeanScore | ScorerFailure | None:
-    """:func:`~trailcheck.scorers.score.run_scorer` for bulk grading: the scorer's
-    ``lean_score`` where it has one, else its ``score`` of ``pydantic_trace()``."""
-    lean_score = getattr(scorer, "lean_score", None)
-    try:
-        if lean_score is not None:
-            outcome: LeanScore | None = lean_score(trace, case)
-            return outcome
-        score = scorer.score(pydantic_trace(), case)
-        return None if score is None else LeanScore.from_score(score)
-    # As run_scorer: whatever a scorer raises is recorded, and the grading goes on.
-    except Exception as error:  # noqa: BLE001
-        return ScorerFailure.from_exception(scorer.name, error)
-
-
-ScoreT = TypeVar("ScoreT", Score, LeanScore)
-
-
 def _keep(
     scorer: Scorer,
-    outcome: ScoreT | ScorerFailure | None,
-    scores: list[ScoreT],
+    outcome: Score | ScorerFailure | None,
+    scores: list[Score],
     failures: list[ScorerFailure],
     gap: ContentGap | None,
     incomplete: Incompleteness | None,
@@ -202,7 +122,7 @@ def _keep(
 
 
 def grade_verdict(
-    scores: Sequence[Score | LeanScore], failures: Sequence[ScorerFailure], *, explicit: bool
+    scores: Sequence[Score], failures: Sequence[ScorerFailure], *, explicit: bool
 ) -> tuple[GradeStatus, str]:
     """The status and reason of a grade made of ``scores`` and ``failures`` (see the module
     docstring); ``explicit``: the case itself says what to check (its scorers, or rubrics)."""

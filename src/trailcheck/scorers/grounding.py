@@ -37,8 +37,8 @@ from typing import Any, ClassVar, Literal
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.dates import parse_date
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Trace
 
 FigureKind = Literal["date", "month_day", "duration", "money", "percent", "number"]
 Key = tuple[str, Decimal | str]
@@ -191,7 +191,7 @@ def _json_figures(value: Any, *, day_first: bool) -> Iterator[Figure]:
             yield from _json_figures(item, day_first=day_first)
 
 
-def evidence_index(trace: TraceView, *, day_first: bool = False) -> dict[Key, list[str]]:
+def evidence_index(trace: Trace, *, day_first: bool = False) -> dict[Key, list[str]]:
     """Evidence key → the sources (span ids, :data:`INPUT_SOURCE`) that hold it, in order."""
     sources: list[tuple[str, Any]] = [(INPUT_SOURCE, trace.input_text)]
     for call in trace.tool_calls:
@@ -243,8 +243,8 @@ class GroundingScorer:
 
     def _score(
         self, value: float, reason: str, evidence: tuple[str, ...] = (), *, answered: bool = True
-    ) -> LeanScore:
-        return LeanScore(
+    ) -> Score:
+        return Score(
             scorer=self.name,
             value=value,
             # An absent answer fails even under a threshold of 0.
@@ -254,10 +254,7 @@ class GroundingScorer:
             evidence=evidence,
         )
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         answer = trace.final_text
         if not answer.strip():
             return self._score(0.0, "grounding 0/0; no final answer to check", answered=False)

@@ -15,8 +15,8 @@ from typing import ClassVar
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.policy import violations
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,7 @@ class PolicyScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         rules = case.policies
         if not rules:
             return None
@@ -48,4 +45,4 @@ class PolicyScorer:
             call.span_id for call in trace.tool_calls
         ]
         evidence = tuple(dict.fromkeys(spans))
-        return LeanScore(self.name, kept / len(rules), not found, 1.0, "; ".join(parts), evidence)
+        return Score(self.name, kept / len(rules), not found, 1.0, "; ".join(parts), evidence)

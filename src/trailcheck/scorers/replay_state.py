@@ -33,10 +33,10 @@ from typing import Any, ClassVar
 from trailcheck.cases import Case, ExactComparator, ExpectedInvocation, ScorerSpec
 from trailcheck.environment import Environment, ToolError
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, score_of
+from trailcheck.scorers.score import Score
 from trailcheck.scorers.state import compare_state, comparison_score
 from trailcheck.specs.references import resolve_reference
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -58,10 +58,7 @@ class ReplayStateScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         if not case.expected_arguments:
             return None
         calls = [
@@ -72,7 +69,7 @@ class ReplayStateScorer:
         expected, tool_errors = replay(factory, calls)
         notes = [f"replayed {len(calls)} expected calls on {self.environment}", *tool_errors]
         if trace.state_after is None:
-            return LeanScore(
+            return Score(
                 scorer=self.name,
                 value=0.0,
                 passed=False,

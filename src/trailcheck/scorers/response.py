@@ -30,8 +30,8 @@ from typing import ClassVar, Literal
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.comparison import fold_text
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Trace
 
 ReferenceCheck = Literal["equals", "contains", "ignore"]
 _SURROUNDING_PUNCTUATION = " \t\n.!?,;:'\"“”‘’()"
@@ -137,10 +137,7 @@ class ResponseScorer:
         ]
         return checks
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         answer = trace.final_text
         checks = self.checks(case.reference_response, answer)
         if not checks:
@@ -153,7 +150,7 @@ class ResponseScorer:
             value = passed / len(checks)
             failures = [check.failure for check in checks if not check.passed]
             reason = "; ".join([f"response {ratio(passed, len(checks))}", *failures])
-        return LeanScore(
+        return Score(
             scorer=self.name,
             value=value,
             # An absent answer fails even under a threshold of 0.

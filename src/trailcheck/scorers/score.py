@@ -6,78 +6,49 @@ case does not ask for what it checks (``expected_tools`` absent, no ``expected_a
 check that was not asked for produces no Score at all, so nothing can count it as a pass. A
 scorer that raises is recorded by :func:`run_scorer` as a :class:`ScorerFailure`.
 
-A built-in scorer also has ``lean_score(trace, case)``, which reads any
-:class:`~trailcheck.trace.trace_view.TraceView` and returns a :class:`LeanScore`: the same fields,
-not validated again, so grading in bulk builds no pydantic model per trace
-(:func:`~trailcheck.scorers.grade.grade_lean`); ``score`` is that, made a Score.
+A Score is a record (:mod:`trailcheck.trace.record`): one definition, made as cheaply in bulk
+grading as in a single test, and held by the pydantic reports as it is.
 """
 
 from __future__ import annotations
 
 import traceback
 from functools import lru_cache
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Annotated, ClassVar, Protocol, runtime_checkable
 
 import msgspec
-from pydantic import BaseModel, ConfigDict, Field
 
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.trace import Trace
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.kinds import NonEmpty
+from trailcheck.trace.record import Record
+
+Fraction = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
 
 
-class Score(BaseModel):
+class Score(Record, frozen=True):
     """One scorer's grade of one trace: ``passed`` iff ``value >= threshold`` (unless the scorer
-    documents a stricter rule), and a ``reason`` that shows the arithmetic."""
+    documents a stricter rule), and a ``reason`` that shows the arithmetic. ``evidence``: the
+    ids of the spans the score was computed from."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    scorer: str = Field(min_length=1)
-    value: float = Field(ge=0.0, le=1.0)
+    scorer: NonEmpty
+    value: Fraction
     passed: bool
-    threshold: float = Field(ge=0.0, le=1.0)
-    reason: str
-    evidence: tuple[str, ...] = ()
-    """Span ids of the spans the score was computed from."""
-
-
-class LeanScore(msgspec.Struct, frozen=True, gc=False):
-    """A :class:`Score` as bulk grading keeps it: the same fields, made by a built-in scorer
-    (which keeps the Score's constraints) and not validated again until :meth:`to_score`."""
-
-    scorer: str
-    value: float
-    passed: bool
-    threshold: float
+    threshold: Fraction
     reason: str
     evidence: tuple[str, ...] = ()
 
-    def to_score(self) -> Score:
-        return Score(
-            scorer=self.scorer,
-            value=self.value,
-            passed=self.passed,
-            threshold=self.threshold,
-            reason=self.reason,
-            evidence=self.evidence,
-        )
-
-    @classmethod
-    def from_score(cls, score: Score) -> LeanScore:
-        return cls(
-            score.scorer, score.value, score.passed, score.threshold, score.reason, score.evidence
-        )
+    def __post_init__(self) -> None:
+        # Built in code, a struct's constraints are not checked: a scorer's arithmetic is.
+        if not self.scorer:
+            raise ValueError("a score names its scorer")
+        for name, number in (("value", self.value), ("threshold", self.threshold)):
+            if not 0.0 <= number <= 1.0:
+                raise ValueError(f"{self.scorer}: {name} {number} is not within 0 and 1")
 
 
-def score_of(lean: LeanScore | None) -> Score | None:
-    """What ``score`` returns for what ``lean_score`` returned."""
-    return None if lean is None else lean.to_score()
-
-
-class ScorerFailure(BaseModel):
+class ScorerFailure(Record, frozen=True):
     """A scorer that raised: the trial is unscorable, and this says why."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     scorer: str
     error_type: str
@@ -107,15 +78,6 @@ class Scorer(Protocol):
 
     def to_spec(self) -> ScorerSpec:
         """The name and the non-default settings, as a dataset file names this scorer."""
-        ...
-
-
-@runtime_checkable
-class LeanScorer(Scorer, Protocol):
-    """A scorer that reads any holder of a trace and grades without building a Score."""
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
-        """The grade, or ``None`` when the case does not ask for this check."""
         ...
 
 

@@ -37,8 +37,8 @@ from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.assignment import pair_most_matched
 from trailcheck.scorers.comparison import json_equal
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Trace
 
 EXACT = "$exact"
 _MISSING: Any = object()
@@ -207,16 +207,13 @@ class StateScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         if case.expected_state is None:
             return None
         expected: dict[str, Any] = dict(case.expected_state)
         if trace.state_after is None:
             total = leaf_count(expected)
-            return LeanScore(
+            return Score(
                 scorer=self.name,
                 value=0.0,
                 passed=False,
@@ -239,12 +236,12 @@ def comparison_score(
     *,
     notes: Sequence[str] = (),
     when_equal: str,
-) -> LeanScore:
+) -> Score:
     """The Score of a state comparison: matched leaves over expected ones, each difference
     (or ``when_equal``) in the reason after ``notes``."""
     value = result.matched / result.total
     details = list(result.differences) or [when_equal]
-    return LeanScore(
+    return Score(
         scorer=scorer,
         value=value,
         passed=value >= threshold,

@@ -32,10 +32,8 @@ from typing import Any, ClassVar
 from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.comparison import json_equal
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace import ToolCall
-from trailcheck.trace.trace_view import TraceView
-from trailcheck.trace.views import SpanView
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Span, ToolCall, Trace
 
 _MISSING = object()
 
@@ -101,7 +99,7 @@ def _empty(value: Any) -> bool:
     )
 
 
-def unsupported_claim(rule: ClaimRule, trace: TraceView) -> str | None:
+def unsupported_claim(rule: ClaimRule, trace: Trace) -> str | None:
     """Why ``trace``'s state does not back ``rule``'s claim, or ``None`` when it does."""
     after = state_at(trace.state_after, rule.state_path)
     where = f"state_after.{rule.state_path}"
@@ -123,11 +121,11 @@ class _Check:
     evidence: tuple[str, ...] = ()
 
 
-def _start(span: SpanView) -> tuple[int, str]:
+def _start(span: Span) -> tuple[int, str]:
     return (span.start_ns, span.span_id)
 
 
-def has_answer(trace: TraceView) -> bool:
+def has_answer(trace: Trace) -> bool:
     """A final answer that is not empty."""
     return not _empty(trace.final_output)
 
@@ -147,7 +145,7 @@ class TerminationScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def _claims(self, trace: TraceView, answer: str) -> list[_Check]:
+    def _claims(self, trace: Trace, answer: str) -> list[_Check]:
         if trace.state_after is None:
             return []
         last_llm = sorted((s for s in trace.spans if s.kind == "llm"), key=_start)[-1:]
@@ -165,7 +163,7 @@ class TerminationScorer:
                 checks.append(_Check(False, f"{said} but {problem}", tuple(llm)))
         return checks
 
-    def _writes(self, trace: TraceView, case: Case) -> list[_Check]:
+    def _writes(self, trace: Trace, case: Case) -> list[_Check]:
         required = [t for t in dict.fromkeys(case.expected_tools or ()) if t in self.write_tools]
         if not required:
             return []
@@ -179,10 +177,7 @@ class TerminationScorer:
         detail = f"{tally}; stopped before {', '.join(missing)}{attempts}"
         return [_Check(False, detail, tuple(c.span_id for c in calls if c.name in missing))]
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         answered = has_answer(trace)
         checks = [_Check(answered, "final answer given" if answered else "no final answer")]
         if answered:
@@ -193,7 +188,7 @@ class TerminationScorer:
         ok = [check for check in checks if check.passed]
         entries = [f"failed {c.detail}" for c in failed] + [f"ok {c.detail}" for c in ok]
         evidence = [span_id for check in checks for span_id in check.evidence]
-        return LeanScore(
+        return Score(
             scorer=self.name,
             value=passed / len(checks),
             passed=not failed,

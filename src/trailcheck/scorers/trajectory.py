@@ -24,8 +24,8 @@ from typing import ClassVar
 from trailcheck.cases import Case, ScorerSpec, ToolMatch
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.registry import scorer_to_spec
-from trailcheck.scorers.score import LeanScore, Score, ratio, score_of
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.scorers.score import Score, ratio
+from trailcheck.trace import Trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,10 +129,7 @@ class TrajectoryScorer:
     def to_spec(self) -> ScorerSpec:
         return scorer_to_spec(self)
 
-    def score(self, trace: TraceView, case: Case) -> Score | None:
-        return score_of(self.lean_score(trace, case))
-
-    def lean_score(self, trace: TraceView, case: Case) -> LeanScore | None:
+    def score(self, trace: Trace, case: Case) -> Score | None:
         if case.expected_tools is None:
             return None
         calls = considered_calls(
@@ -145,7 +142,7 @@ class TrajectoryScorer:
             reason = "no tool may be called; " + (
                 f"called {len(called)}: {', '.join(called)}" if called else "none was"
             )
-            return LeanScore(self.name, 0.0 if called else 1.0, not called, 1.0, reason, evidence)
+            return Score(self.name, 0.0 if called else 1.0, not called, 1.0, reason, evidence)
         mode = case.tool_match
         # One matching serves the value and the reason (exact mode reports in-order figures).
         shown: ToolMatch = "any_order" if mode == "any_order" else "in_order"
@@ -165,7 +162,7 @@ class TrajectoryScorer:
         else:
             reason = details
         threshold = case.tool_threshold
-        return LeanScore(self.name, value, value >= threshold, threshold, reason, evidence)
+        return Score(self.name, value, value >= threshold, threshold, reason, evidence)
 
     def _expected(self, expected_tools: list[str]) -> list[str]:
         """The expected tools less the ignored ones; ``ValueError`` when that would turn "call

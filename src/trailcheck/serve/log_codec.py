@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.records import LogEvent, validation_record_error
+from trailcheck.trace.record import Record
 
 __all__ = ["LOG_CODEC_VERSION", "decode_log_event", "encode_log_event", "record_keys"]
 
@@ -37,7 +38,7 @@ class _Envelope(BaseModel):
 
 
 def _model_fields(value: object) -> Any:
-    if isinstance(value, BaseModel):
+    if isinstance(value, BaseModel | Record):
         return value.model_dump()
     raise TypeError(f"cannot encode a {type(value).__name__} in a log record payload")
 

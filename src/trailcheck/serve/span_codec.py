@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from trailcheck.errors import RecordError
 from trailcheck.ingest.records import RawSpan, validation_record_error
+from trailcheck.trace.record import Record
 
 __all__ = ["CODEC_VERSION", "decode_span", "encode_span"]
 
@@ -31,7 +32,7 @@ class _Envelope(BaseModel):
 
 
 def _model_fields(value: object) -> Any:
-    if isinstance(value, BaseModel):
+    if isinstance(value, BaseModel | Record):
         return value.model_dump()
     raise TypeError(f"cannot encode a {type(value).__name__} in a span payload")
 

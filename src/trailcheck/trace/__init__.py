@@ -3,8 +3,6 @@
 from trailcheck.trace.canonical import canonical_json
 from trailcheck.trace.finding import Finding, Severity
 from trailcheck.trace.kinds import Role, SpanKind, StatusCode
-from trailcheck.trace.lean import LeanTrace
-from trailcheck.trace.lean_decode import decode_lean_trace
 from trailcheck.trace.messages import Message, MessageToolCall
 from trailcheck.trace.span import (
     ModelInvocation,
@@ -16,13 +14,11 @@ from trailcheck.trace.span import (
 )
 from trailcheck.trace.tool_calls import ToolCall, parse_json_text
 from trailcheck.trace.trace import Trace
-from trailcheck.trace.trace_view import TraceView
 from trailcheck.trace.tree import SpanTree
 from trailcheck.trace.usage import summed_usage
 
 __all__ = [
     "Finding",
-    "LeanTrace",
     "Message",
     "MessageToolCall",
     "ModelInvocation",
@@ -37,10 +33,8 @@ __all__ = [
     "ToolCall",
     "ToolInvocation",
     "Trace",
-    "TraceView",
     "Usage",
     "canonical_json",
-    "decode_lean_trace",
     "parse_json_text",
     "summed_usage",
 ]

@@ -24,9 +24,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
+from trailcheck.trace.messages import Message
 from trailcheck.trace.semconv import OTEL_SCOPE_NAME
-from trailcheck.trace.trace_view import TraceView
-from trailcheck.trace.views import MessageView, SpanView
+from trailcheck.trace.span import Span
+from trailcheck.trace.trace import Trace
 
 # The fix per instrumentation: (scope name prefix, what to set).
 _FIXES: Final = (
@@ -84,7 +85,7 @@ class ContentGap:
         )
 
 
-def content_gap(trace: TraceView) -> ContentGap | None:
+def content_gap(trace: Trace) -> ContentGap | None:
     """The trace's content gap, or ``None`` when its content was recorded (or it has no model
     call whose messages could have held it)."""
     if not any(span.kind == "llm" for span in trace.spans):
@@ -120,11 +121,11 @@ def fix_for(scope: str | None) -> str:
     return DEFAULT_FIX
 
 
-def _model_calls(trace: TraceView) -> list[SpanView]:
+def _model_calls(trace: Trace) -> list[Span]:
     """The llm spans not under another llm span (one model call instrumented twice is one)."""
     by_id = {span.span_id: span for span in trace.spans}
 
-    def nested(span: SpanView) -> bool:
+    def nested(span: Span) -> bool:
         parent = span.parent_id
         while parent is not None and parent in by_id:
             if by_id[parent].kind == "llm":
@@ -135,14 +136,14 @@ def _model_calls(trace: TraceView) -> list[SpanView]:
     return [span for span in trace.spans if span.kind == "llm" and not nested(span)]
 
 
-def _records_content(span: SpanView) -> bool:
+def _records_content(span: Span) -> bool:
     if span.llm is None:
         return False
     messages = [*(span.llm.input_messages or ()), *(span.llm.output_messages or ())]
     return any(_has_content(message) for message in messages)
 
 
-def _has_content(message: MessageView) -> bool:
+def _has_content(message: Message) -> bool:
     if message.text:
         return True
     if any(call.arguments for call in message.tool_calls):
@@ -164,7 +165,7 @@ class GapTally:
 
     by_fix: Counter[str] = field(default_factory=Counter)
 
-    def add(self, trace: TraceView) -> ContentGap | None:
+    def add(self, trace: Trace) -> ContentGap | None:
         """Count ``trace`` when it has a gap; the gap, or ``None``."""
         gap = content_gap(trace)
         if gap is not None:

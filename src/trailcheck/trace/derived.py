@@ -1,15 +1,10 @@
-"""Values derived from a trace's fields, computed by one function each for both holders of a
-trace (:class:`~trailcheck.trace.Trace` and :class:`~trailcheck.trace.lean.LeanTrace`)."""
+"""What the records derive their views with: a message's text, and :func:`computed_once`, the
+attribute a trace computes on first read and keeps."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar, overload
-
-import orjson
-
-if TYPE_CHECKING:
-    from trailcheck.trace.views import MessageView, SpanView, StatusView, ToolInvocationView
+from typing import Any, Generic, Self, TypeVar, overload
 
 # Part types whose "text" (OpenAI) or "content" (GenAI) is the message's text.
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
@@ -31,41 +26,6 @@ def message_text(content: str | Sequence[dict[str, Any]] | None) -> str:
         if part.get("type", "text") in TEXT_PART_TYPES
     )
     return "\n".join(text for text in texts if isinstance(text, str))
-
-
-def input_text(value: str | Sequence[MessageView] | None) -> str:
-    """The user's input as text: the string input, or the user messages joined."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return "\n".join(m.text for m in value if m.role == "user")
-
-
-def final_text(final_output: Any) -> str:
-    """The final output as text (JSON for structured output, empty when absent)."""
-    if final_output is None:
-        return ""
-    if isinstance(final_output, str):
-        return final_output
-    return orjson.dumps(final_output).decode()
-
-
-def trace_duration_ns(spans: Sequence[SpanView]) -> int | None:
-    """From the earliest span start to the latest end; ``None`` if a span has not ended."""
-    if not spans or any(span.end_ns is None for span in spans):
-        return None
-    return max(s.end_ns or 0 for s in spans) - min(s.start_ns for s in spans)
-
-
-def span_duration_ns(start_ns: int, end_ns: int | None) -> int | None:
-    """Nanoseconds from start to end; ``None`` while the span has not ended."""
-    return None if end_ns is None else end_ns - start_ns
-
-
-def span_failed(status: StatusView, tool: ToolInvocationView | None) -> bool:
-    """True when the span's status is error, or its tool recorded an error."""
-    return status.code == "error" or (tool is not None and tool.error is not None)
 
 
 Holder = TypeVar("Holder")

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from trailcheck.trace.trace import Trace
-from trailcheck.trace.trace_view import TraceView
 
 INCOMPLETE_KEY: Final = "trailcheck.incomplete"
 
@@ -55,7 +54,7 @@ def mark_incomplete(
     return trace.model_copy(update={"metadata": {**trace.metadata, INCOMPLETE_KEY: mark}})
 
 
-def incompleteness(trace: TraceView) -> Incompleteness | None:
+def incompleteness(trace: Trace) -> Incompleteness | None:
     """Why ``trace`` may be missing a span, or ``None`` when it is not marked incomplete. A mark
     written by hand without a reason still marks the trace."""
     if INCOMPLETE_KEY not in trace.metadata:

@@ -1,32 +1,16 @@
-"""The invariants of a span and of a trace, checked by one function each whichever holder is
-built: the pydantic models' validators and the lean structs' ``__post_init__`` both call these,
-so both accept and reject the same traces with the same messages."""
+"""The invariants of a trace's spans taken together (unique ids, one trace, parents present, no
+cycle), which :class:`~trailcheck.trace.Trace` checks whenever one is made: linear, and one pass
+in the common case."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from trailcheck.trace.views import SpanView
+from trailcheck.trace.span import Span
 
 
-def check_span(span: SpanView) -> None:
-    """A span ends no earlier than it starts; a tool span, and only a tool span, has ``tool``;
-    only an llm span has ``llm``. ``ValueError`` naming the span otherwise."""
-    if span.end_ns is not None and span.end_ns < span.start_ns:
-        raise ValueError(f"span {span.span_id!r}: end_ns {span.end_ns} < start_ns {span.start_ns}")
-    if (span.kind == "tool") != (span.tool is not None):
-        raise ValueError(
-            f"span {span.span_id!r}: a tool span needs 'tool' (its name, arguments, result)"
-            " and only a tool span may have it"
-        )
-    if span.llm is not None and span.kind != "llm":
-        raise ValueError(f"span {span.span_id!r}: only an llm span may have 'llm'")
-
-
-def check_trace(trace_id: str, spans: Sequence[SpanView]) -> None:
+def check_trace(trace_id: str, spans: Sequence[Span]) -> None:
     """Span ids are unique, every span belongs to trace ``trace_id``, every parent id names a
     span of it and no span is its own ancestor. ``ValueError`` naming the first problem."""
     # One pass settles the common case: spans of this trace, each listed once and after its
@@ -46,7 +30,7 @@ def check_trace(trace_id: str, spans: Sequence[SpanView]) -> None:
     _check_every_span(trace_id, spans)
 
 
-def _check_every_span(trace_id: str, spans: Sequence[SpanView]) -> None:
+def _check_every_span(trace_id: str, spans: Sequence[Span]) -> None:
     parent_of = {span.span_id: span.parent_id for span in spans}
     if len(parent_of) != len(spans):
         counts = Counter(span.span_id for span in spans)

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import IO, Any, Final
 
-from trailcheck.trace.lean import LeanTrace
+import msgspec
+
 from trailcheck.trace.trace import Trace
 
 __all__ = [
     "SCHEMA_ID",
     "TRACE_FIELDS",
-    "dump_lean_trace",
     "dump_trace",
     "trace_json_schema",
     "write_traces",
@@ -23,9 +23,10 @@ __all__ = [
 
 # A URN, not a URL: the schema ships in the package and is never fetched.
 SCHEMA_ID = "urn:trailcheck:schema:trace:1"
+_ENCODE: Final = msgspec.json.Encoder().encode
 
 
-TRACE_FIELDS = frozenset(Trace.model_fields)
+TRACE_FIELDS = frozenset(Trace.__struct_fields__)
 
 
 def trace_json_schema() -> dict[str, Any]:
@@ -36,45 +37,7 @@ def trace_json_schema() -> dict[str, Any]:
 
 def dump_trace(trace: Trace) -> bytes:
     """One line of trailcheck JSONL (without the newline)."""
-    return trace.model_dump_json(exclude_defaults=True).encode()
-
-
-def _exponent_shape(byte: int) -> int:
-    if ord("0") <= byte <= ord("9"):
-        return ord("0")
-    if byte in b"e.-":
-        return byte
-    return ord(":") if byte in b":,[" else ord(" ")
-
-
-# Digits as 0; e, point and minus as themselves; what comes before a value (: , [) as a colon;
-# every other byte a space. A number with a positive exponent shows as :0e0, :-0.00e00 ...
-_EXPONENT_SHAPE: Final = bytes(_exponent_shape(byte) for byte in range(256))
-
-
-def _may_hold_a_positive_exponent(encoded: bytes) -> bool:
-    """Whether msgspec's ``encoded`` may hold a number written ``1e16``: a digit, ``e`` and a
-    digit, in a token that starts where a value starts (not in an id such as ``"a01e5"``)."""
-    shape = encoded.translate(_EXPONENT_SHAPE)
-    at = shape.find(b"0e0")
-    while at != -1:
-        start = at
-        while start > 0 and shape[start - 1] in b"0.-":
-            start -= 1
-        if start > 0 and shape[start - 1] == ord(":"):
-            return True
-        at = shape.find(b"0e0", at + 1)
-    return False
-
-
-def dump_lean_trace(trace: LeanTrace) -> bytes:
-    """:func:`dump_trace` of the same trace, from its lean holder: the same bytes. msgspec
-    writes a float's positive exponent as ``1e16`` where pydantic writes ``1e+16``; a line that
-    may hold one is written by the model."""
-    encoded = trace.encoded
-    if _may_hold_a_positive_exponent(encoded):
-        return dump_trace(trace.to_trace())
-    return encoded
+    return _ENCODE(trace)
 
 
 def write_traces(traces: Iterable[Trace], stream: IO[bytes]) -> int:

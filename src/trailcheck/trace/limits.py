@@ -16,14 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
 
-from trailcheck.trace.trace_view import TraceView
+from trailcheck.trace.kinds import INT64_MAX, INT64_MIN
+from trailcheck.trace.trace import Trace
 
 __all__ = ["INT64_MAX", "INT64_MIN", "Unstorable", "first_unstorable"]
-
-INT64_MIN: Final = -(2**63)
-INT64_MAX: Final = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -44,7 +41,7 @@ class Unstorable:
         )
 
 
-def _integers(trace: TraceView) -> Iterator[tuple[str | None, str, int | None]]:
+def _integers(trace: Trace) -> Iterator[tuple[str | None, str, int | None]]:
     """(span id, field, value) of each typed integer of ``trace``."""
     for index, span in enumerate(trace.spans):
         path = f"spans[{index}]"
@@ -63,7 +60,7 @@ def _integers(trace: TraceView) -> Iterator[tuple[str | None, str, int | None]]:
         yield None, "usage.output_tokens", trace.usage.output_tokens
 
 
-def first_unstorable(trace: TraceView) -> Unstorable | None:
+def first_unstorable(trace: Trace) -> Unstorable | None:
     """The first typed integer of ``trace`` beyond signed 64-bit, in span order; None when
     every one is within."""
     for span_id, field, value in _integers(trace):

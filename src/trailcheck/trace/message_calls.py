@@ -48,7 +48,8 @@ from typing import Any
 
 from trailcheck.trace.canonical import canonical_json
 from trailcheck.trace.derived import message_text
-from trailcheck.trace.views import MessageToolCallView, MessageView, SpanView
+from trailcheck.trace.messages import Message, MessageToolCall
+from trailcheck.trace.span import Span
 
 _TOOL_CALL_RESPONSE = "tool_call_response"
 _TOOL_RESULT_TYPES = frozenset({_TOOL_CALL_RESPONSE, "tool_result", "toolResult"})
@@ -64,7 +65,7 @@ class RequestedCall:
     call_id: str | None
     name: str
     arguments: dict[str, Any]
-    span: SpanView
+    span: Span
     order: OrderKey
     signature: tuple[str, Hashable]  # tool name and canonical arguments
     answered: bool = False
@@ -73,12 +74,12 @@ class RequestedCall:
     paired: bool = field(default=False)
 
 
-def speaking_model_spans(spans: Sequence[SpanView]) -> list[SpanView]:
+def speaking_model_spans(spans: Sequence[Span]) -> list[Span]:
     """The llm spans whose messages count, in start order: not those under an llm span that
     records messages (one model call instrumented twice)."""
     by_id = {span.span_id: span for span in spans}
 
-    def under_recording_llm(span: SpanView) -> bool:
+    def under_recording_llm(span: Span) -> bool:
         parent = span.parent_id
         while parent is not None and parent in by_id:
             above = by_id[parent]
@@ -92,7 +93,7 @@ def speaking_model_spans(spans: Sequence[SpanView]) -> list[SpanView]:
     return [span for span in model_spans if not under_recording_llm(span)]
 
 
-def requested_calls(spans: Sequence[SpanView]) -> list[RequestedCall]:
+def requested_calls(spans: Sequence[Span]) -> list[RequestedCall]:
     """Every tool call the messages of ``spans`` ask for, answered where they are answered."""
     ledger = _Ledger()
     for span in speaking_model_spans(spans):
@@ -104,7 +105,7 @@ def requested_calls(spans: Sequence[SpanView]) -> list[RequestedCall]:
     return ledger.calls
 
 
-def _this_turn(history: Sequence[MessageView]) -> int:
+def _this_turn(history: Sequence[Message]) -> int:
     """Where the user's latest turn starts in a model call's history: what comes before it
     belongs to earlier turns of the conversation, whose calls are not this trace's."""
     for position in range(len(history) - 1, -1, -1):
@@ -113,7 +114,7 @@ def _this_turn(history: Sequence[MessageView]) -> int:
     return 0
 
 
-def _only_tool_results(message: MessageView) -> bool:
+def _only_tool_results(message: Message) -> bool:
     """A user message that only carries tool results (as some providers send them), not a
     user's turn. A message whose content was not captured is a turn all the same."""
     content = message.content
@@ -131,9 +132,7 @@ class _Ledger:
         self._idless: dict[Hashable, list[RequestedCall]] = {}  # by signature, in order
         self._idless_answers: dict[str | None, int] = {}  # id-less answers settled, by tool
 
-    def read(
-        self, span: SpanView, messages: Sequence[MessageView], time: int, *, history: bool
-    ) -> None:
+    def read(self, span: Span, messages: Sequence[Message], time: int, *, history: bool) -> None:
         seen_in_history: dict[Hashable, int] = {}
         answers_in_history: dict[str | None, int] = {}
         asked: list[RequestedCall] = []  # the latest assistant message's calls, in order
@@ -157,8 +156,8 @@ class _Ledger:
 
     def _request(
         self,
-        requested: MessageToolCallView,
-        span: SpanView,
+        requested: MessageToolCall,
+        span: Span,
         order: OrderKey,
         history: bool,
         seen_in_history: dict[Hashable, int],
@@ -183,9 +182,7 @@ class _Ledger:
             self._idless.setdefault(signature, []).append(call)
         return call
 
-    def _answer(
-        self, message: MessageView, answers_in_history: dict[str | None, int] | None
-    ) -> None:
+    def _answer(self, message: Message, answers_in_history: dict[str | None, int] | None) -> None:
         if isinstance(message.content, list):
             responses = [p for p in message.content if p.get("type") == _TOOL_CALL_RESPONSE]
             if responses:
@@ -231,7 +228,7 @@ class _Ledger:
                 self._idless_answers[tool_name] = self._idless_answers.get(tool_name, 0) + 1
 
 
-def _names_nothing(message: MessageView) -> bool:
+def _names_nothing(message: Message) -> bool:
     """A tool message that names neither the call it answers nor its tool."""
     if message.tool_call_id is not None or message.name is not None:
         return False

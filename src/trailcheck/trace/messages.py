@@ -4,30 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from trailcheck.trace.derived import message_text
-from trailcheck.trace.kinds import Role
+from trailcheck.trace.kinds import NonEmpty, Role
+from trailcheck.trace.record import Record
 
 
-class MessageToolCall(BaseModel):
+class MessageToolCall(Record, frozen=True, kw_only=True):
     """A tool call requested by an assistant message."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     id: str | None = None
-    name: str = Field(min_length=1)
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    name: NonEmpty
+    arguments: dict[str, Any] = {}
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a tool call names its tool")
 
 
-class Message(BaseModel):
+class Message(Record, frozen=True):
     """One chat message. ``content`` is text, a list of typed parts, or absent."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     role: Role
     content: str | list[dict[str, Any]] | None = None
-    tool_calls: list[MessageToolCall] = Field(default_factory=list)
+    tool_calls: list[MessageToolCall] = []
     tool_call_id: str | None = None
     name: str | None = None
 

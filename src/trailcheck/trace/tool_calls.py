@@ -28,7 +28,7 @@ from trailcheck.trace.canonical import canonical_json
 from trailcheck.trace.derived import computed_once
 from trailcheck.trace.message_calls import OrderKey, RequestedCall, requested_calls
 from trailcheck.trace.semconv import TRAILCHECK_TOOL_SPANS as TOOL_SPANS
-from trailcheck.trace.views import SpanView, ToolInvocationView
+from trailcheck.trace.span import Span, ToolInvocation
 
 CallSource = Literal["span", "message"]
 
@@ -82,7 +82,7 @@ def parse_json_text(value: Any) -> Any:
         return value
 
 
-def derive_tool_calls(spans: Sequence[SpanView]) -> list[ToolCall]:
+def derive_tool_calls(spans: Sequence[Span]) -> list[ToolCall]:
     """The tool calls of a trace's spans, in order (see the module docstring)."""
     tool_spans = [span for span in spans if span.tool is not None]
     requests = requested_calls(spans) if _messages_may_add(spans, tool_spans) else []
@@ -99,7 +99,7 @@ def derive_tool_calls(spans: Sequence[SpanView]) -> list[ToolCall]:
     return [call for _, call in ordered]
 
 
-def _messages_may_add(spans: Sequence[SpanView], tool_spans: list[SpanView]) -> bool:
+def _messages_may_add(spans: Sequence[Span], tool_spans: list[Span]) -> bool:
     """Whether the model's messages can add to what the tool spans record: a model call
     records messages, and either there is no tool span (then the messages are the only record)
     or one left its call id, arguments or result unrecorded. Spans that record everything are
@@ -117,18 +117,18 @@ def _messages_may_add(spans: Sequence[SpanView], tool_spans: list[SpanView]) -> 
     )
 
 
-def _span_order(span: SpanView) -> OrderKey:
+def _span_order(span: Span) -> OrderKey:
     sequence = span.tool.sequence if span.tool is not None else None
     return (span.start_ns, sequence is None, sequence or 0, 0, span.span_id)
 
 
-def _pair(tool_spans: list[SpanView], requests: list[RequestedCall]) -> dict[str, RequestedCall]:
+def _pair(tool_spans: list[Span], requests: list[RequestedCall]) -> dict[str, RequestedCall]:
     """Tool span id → the request it answers: by call id, else (a span without one) the
     earliest unpaired request of its tool, asked no later than the span started, with the
     span's arguments or the span recording none."""
     by_call_id = {r.call_id: r for r in requests if r.call_id is not None}
     paired: dict[str, RequestedCall] = {}
-    idless: list[tuple[SpanView, Hashable]] = []
+    idless: list[tuple[Span, Hashable]] = []
     for span in sorted(tool_spans, key=_span_order):
         assert span.tool is not None  # tool_spans holds tool spans only
         if span.tool.call_id is None:
@@ -146,7 +146,7 @@ def _pair(tool_spans: list[SpanView], requests: list[RequestedCall]) -> dict[str
     return paired
 
 
-def _may_answer(span: SpanView, arguments: Hashable, request: RequestedCall) -> bool:
+def _may_answer(span: Span, arguments: Hashable, request: RequestedCall) -> bool:
     """Whether ``request`` may be what the id-less tool ``span`` answers (``arguments``: the
     span's canonical arguments; the request's signature holds its own)."""
     tool = span.tool
@@ -159,7 +159,7 @@ def _may_answer(span: SpanView, arguments: Hashable, request: RequestedCall) -> 
     )
 
 
-def _recorded_call(span: SpanView) -> ToolCall:
+def _recorded_call(span: Span) -> ToolCall:
     """The call a tool span records, as it records it (nothing from the messages)."""
     tool = span.tool
     assert tool is not None  # only called for tool spans, which span validation guarantees
@@ -179,13 +179,13 @@ def _recorded_call(span: SpanView) -> ToolCall:
     )
 
 
-def _error(span: SpanView, tool: ToolInvocationView) -> str | None:
+def _error(span: Span, tool: ToolInvocation) -> str | None:
     if tool.error is None and span.status.code == "error":
         return span.status.message or "tool span has status error"
     return tool.error
 
 
-def _span_call(span: SpanView, request: RequestedCall | None) -> ToolCall:
+def _span_call(span: Span, request: RequestedCall | None) -> ToolCall:
     tool = span.tool
     assert tool is not None  # only called for tool spans, which span validation guarantees
     if request is None:

@@ -2,57 +2,47 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from functools import cached_property
-from typing import Any, Self
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import orjson
 
-from trailcheck.trace.derived import final_text, input_text, trace_duration_ns
+from trailcheck.trace.derived import computed_once
 from trailcheck.trace.integrity import check_trace
+from trailcheck.trace.kinds import NonEmpty
 from trailcheck.trace.messages import Message
+from trailcheck.trace.record import Record
 from trailcheck.trace.span import Span, Usage
 from trailcheck.trace.tool_calls import ToolCall, derive_tool_calls
 from trailcheck.trace.tree import SpanTree
 
-# cached_property values live in the instance __dict__, which model_copy copies.
-_DERIVED_VIEWS = ("tree", "tool_calls")
 
-
-class Trace(BaseModel):
-    """One agent run. Invariants (checked on construction): span ids are unique, every span
+# dict=True gives each trace an instance ``__dict__`` for its derived views (``tree``,
+# ``tool_calls``), computed on first read and kept; a copy computes its own (model_copy makes a
+# new struct). gc=True: that ``__dict__`` may hold anything.
+class Trace(Record, frozen=True, dict=True, gc=True):
+    """One agent run. Invariants (checked whenever one is made): span ids are unique, every span
     belongs to this trace, and every parent id names a span of this trace."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    trace_id: str = Field(min_length=1)
+    trace_id: NonEmpty
     input: str | list[Message] | None = None
     final_output: Any = None
-    spans: list[Span] = Field(default_factory=list)
+    spans: list[Span] = []
     state_before: dict[str, Any] | None = None
     state_after: dict[str, Any] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = {}
     usage: Usage | None = None
 
-    @model_validator(mode="after")
-    def _check_integrity(self) -> Self:
+    def __post_init__(self) -> None:
+        if not self.trace_id:
+            raise ValueError("a trace has an id")
         check_trace(self.trace_id, self.spans)
-        return self
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        """A copy; the derived views (``tree``, ``tool_calls``) are computed afresh for it, since
-        ``update`` may replace the spans they were derived from."""
-        copied = super().model_copy(update=update, deep=deep)
-        for derived in _DERIVED_VIEWS:
-            copied.__dict__.pop(derived, None)
-        return copied
-
-    @cached_property
-    def tree(self) -> SpanTree:
+    @computed_once
+    def tree(self) -> SpanTree[Span]:
         """Span-tree queries (children, ancestors, find, root)."""
         return SpanTree(self.spans)
 
-    @cached_property
+    @computed_once
     def tool_calls(self) -> list[ToolCall]:
         """Every tool call, from tool spans and from the model's messages, one per call, in order
         (:mod:`trailcheck.trace.tool_calls`)."""
@@ -61,14 +51,23 @@ class Trace(BaseModel):
     @property
     def input_text(self) -> str:
         """The user's input as text: the string input, or the user messages joined."""
-        return input_text(self.input)
+        if self.input is None or isinstance(self.input, str):
+            return self.input or ""
+        return "\n".join(message.text for message in self.input if message.role == "user")
 
     @property
     def final_text(self) -> str:
         """The final output as text (JSON for structured output, empty when absent)."""
-        return final_text(self.final_output)
+        if self.final_output is None:
+            return ""
+        if isinstance(self.final_output, str):
+            return self.final_output
+        return orjson.dumps(self.final_output).decode()
 
     @property
     def duration_ns(self) -> int | None:
         """From the earliest span start to the latest end; ``None`` if a span has not ended."""
-        return trace_duration_ns(self.spans)
+        spans = self.spans
+        if not spans or any(span.end_ns is None for span in spans):
+            return None
+        return max(span.end_ns or 0 for span in spans) - min(span.start_ns for span in spans)

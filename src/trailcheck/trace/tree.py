@@ -9,13 +9,12 @@ from typing_extensions import TypeVar
 
 from trailcheck.trace.kinds import SpanKind
 from trailcheck.trace.span import Span
-from trailcheck.trace.views import SpanView
 
 # The spans' holder: ``SpanTree`` alone is a tree of pydantic Spans.
-S = TypeVar("S", bound=SpanView, default=Span, covariant=True)
+S = TypeVar("S", bound=Span, default=Span, covariant=True)
 
 
-def _start_order(span: SpanView) -> tuple[int, str]:
+def _start_order(span: Span) -> tuple[int, str]:
     return (span.start_ns, span.span_id)
 
 
@@ -23,7 +22,7 @@ class SpanTree(Generic[S]):
     """An index over a trace's spans. Siblings and roots are in start order (then span id).
 
     Built from a validated trace (:class:`~trailcheck.trace.Trace` or
-    :class:`~trailcheck.trace.lean.LeanTrace`), whose spans have unique ids and whose parents
+    :class:`~trailcheck.trace.lean.Trace`), whose spans have unique ids and whose parents
     are all present.
     """
 

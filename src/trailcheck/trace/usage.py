@@ -5,18 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from trailcheck.trace.span import Usage
-from trailcheck.trace.views import SpanView
+from trailcheck.trace.span import Span, Usage
 
 
-def _reports_usage(span: SpanView) -> bool:
+def _reports_usage(span: Span) -> bool:
     usage = span.llm.usage if span.llm is not None else None
     return usage is not None and any(
         value is not None for value in (usage.input_tokens, usage.output_tokens, usage.cost_usd)
     )
 
 
-def summed_usage(spans: Sequence[SpanView]) -> Usage | None:
+def summed_usage(spans: Sequence[Span]) -> Usage | None:
     """Tokens and cost summed over the llm spans that report them, leaving out a span under an
     llm span that reports them too (one model call instrumented twice counts once). ``None``
     when no span reports any. Linear in the number of spans; parents must be present."""
@@ -36,7 +35,7 @@ def summed_usage(spans: Sequence[SpanView]) -> Usage | None:
             reports_at_or_above[visited] = known
         return reports_at_or_above[span_id]
 
-    def has_reporting_ancestor(span: SpanView) -> bool:
+    def has_reporting_ancestor(span: Span) -> bool:
         return span.parent_id is not None and at_or_above(span.parent_id)
 
     counted = [
