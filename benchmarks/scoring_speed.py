@@ -260,17 +260,17 @@ def print_table(
     print(header, "-" * len(header), sep="\n")
     print(_row("orjson.loads of the line (builds nothing)", bare, None, verdicts=False))
     for label, path_rounds in rounds.items():
-        read = f"trailcheck {label} read ({READ_LABELS[label]})"
+        read = f"{label} read ({READ_LABELS[label]})"
         print(_row(read, [r.read for r in path_rounds], None, verdicts=False))
-        scored = f"trailcheck {label} grade ({GRADE_LABELS[label]})"
+        scored = f"{label} grade ({GRADE_LABELS[label]})"
         print(_row(scored, [r.grade for r in path_rounds], None, verdicts=True))
         total = statistics.median(r.read.micros + r.grade.micros for r in path_rounds)
-        print(f"{f'trailcheck {label} end to end':<{WIDTH}}{total:>9.1f}")
+        print(f"{f'{label} end to end':<{WIDTH}}{total:>9.1f}")
     for label, tallies in bulk.items():
         print(_row(label, tallies, None, verdicts=True))
     rows = {
         **{
-            f"trailcheck {label} end to end, first {subset}": [r.subset for r in path_rounds]
+            f"{label} end to end, first {subset}": [r.subset for r in path_rounds]
             for label, path_rounds in rounds.items()
         },
         **{f"{label} end to end, first {subset}": tallies for label, tallies in peers.items()},
