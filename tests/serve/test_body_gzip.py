@@ -206,3 +206,50 @@ def test_one_large_member_is_fed_once(work: ZlibWork) -> None:
     assert work.inflaters == 1
     assert work.fed == len(body)
     assert work.copied == 0
+
+
+# --- the output reserved as it grows -----------------------------------------------------------
+
+STEP = 2 * 1024 * 1024  # body._OUTPUT_STEP
+
+
+def test_grow_hears_of_the_output_a_step_at_a_time_however_compressed() -> None:
+    payload = b"\0" * (9 * 1024 * 1024 + 5)  # ~9 KB of gzip: one call would make it all
+    told: list[int] = []
+    assert gunzip_capped(member(payload), len(payload), told.append) == payload
+    assert told[-1] == len(payload)
+    assert told == sorted(told)
+    steps = [later - earlier for earlier, later in itertools.pairwise([0, *told])]
+    assert max(steps) <= STEP
+    assert len(told) >= len(payload) // STEP
+
+
+def test_grow_counts_every_member() -> None:
+    body, expected = members(300)
+    told: list[int] = []
+    assert gunzip_capped(body, len(expected), told.append) == expected
+    assert told[-1] == len(expected)
+
+
+def test_a_grow_that_refuses_stops_the_gunzip_within_a_step() -> None:
+    made: list[int] = []
+
+    def room_for_3_mib(gunzipped: int) -> None:
+        made.append(gunzipped)
+        if gunzipped > 3 * 1024 * 1024:
+            raise RequestRefused(503, "no room")
+
+    with pytest.raises(RequestRefused, match="no room"):
+        gunzip_capped(member(b"\0" * (12 * 1024 * 1024)), 16 * 1024 * 1024, room_for_3_mib)
+    assert made[-1] <= 3 * 1024 * 1024 + STEP  # never more than a step past the room
+
+
+def test_output_in_steps_is_whole_however_the_steps_fall_across_members() -> None:
+    payload = random.Random(35).randbytes(1000) * 3000  # 3 MB each, ~60 KB of gzip
+    body = member(payload) + member(b"") + member(payload[:-7]) + member(b"end")
+    expected = payload + payload[:-7] + b"end"
+    told: list[int] = []
+    assert gunzip_capped(body, len(expected), told.append) == expected
+    assert told[-1] == len(expected)
+    with pytest.raises(RequestRefused, match="truncated before its end"):
+        gunzip_capped(body[:-1], len(expected), told.append)

@@ -191,3 +191,54 @@ def test_a_bad_option_is_a_usage_error(served: list[dict[str, Any]]) -> None:
     result = CliRunner().invoke(_cli(), ["serve", "--max-body-bytes", "0"])
     assert result.exit_code == 2
     assert served == []
+
+
+def test_a_body_limit_over_the_bytes_in_flight_is_a_usage_error_naming_both_options(
+    served: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    db = tmp_path / "never.db"
+    result = CliRunner().invoke(
+        _cli(),
+        [
+            *("serve", "--db", f"sqlite:///{db}"),
+            *("--max-body-bytes", "2000", "--max-inflight-bytes", "1999"),
+        ],
+    )
+    assert isinstance(result.exception, UsageError)
+    assert result.exception.exit_code == 2
+    message = str(result.exception)
+    assert "--max-body-bytes 2000 is over --max-inflight-bytes 1999" in message
+    assert served == []
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("option", ["--body-timeout", "--body-read-timeout"])
+@pytest.mark.parametrize("seconds", ["0", "-1", "inf", "nan"])
+def test_a_body_timeout_that_is_not_a_positive_number_is_a_usage_error(
+    served: list[dict[str, Any]], tmp_path: Path, option: str, seconds: str
+) -> None:
+    db = tmp_path / "never.db"
+    result = CliRunner().invoke(_cli(), ["serve", "--db", f"sqlite:///{db}", option, seconds])
+    assert isinstance(result.exception, UsageError), result.output
+    assert f"{option} must be a number of seconds more than 0" in str(result.exception)
+    assert served == []
+    assert not db.exists()
+
+
+def test_the_upload_options_reach_the_admission_the_app_and_grpc_share(
+    served: list[dict[str, Any]], receivers: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(
+        _cli(),
+        [
+            *("serve", "--db", f"sqlite:///{tmp_path / 'u.db'}", "--max-body-bytes", "1000"),
+            *("--max-uploads", "3", "--max-inflight-bytes", "5000", "--body-timeout", "7.5"),
+            *("--body-read-timeout", "0.2", "--body-min-rate", "0"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    admission = served[0]["app"].state.admission
+    assert receivers[0]["admission"] is admission
+    limits = admission.limits
+    assert (limits.max_uploads, limits.max_inflight_bytes) == (3, 5000)
+    assert (limits.body_timeout_s, limits.read_timeout_s, limits.min_rate) == (7.5, 0.2, 0)

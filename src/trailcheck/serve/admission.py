@@ -10,7 +10,7 @@ admitted before its body is read, or refused with 503 (gRPC ``UNAVAILABLE``) and
   its declared ``Content-Length`` when it is admitted; a body without one (chunked) reserves its
   bytes as they arrive and is refused once they pass what is left; a gRPC call reserves the
   largest message it may carry, since gRPC tells its size only once it has all of it, and then
-  the size received. The gunzipped bytes are reserved beside the body.
+  the size received. The gunzipped bytes are reserved beside the body as they are made.
 
 While its body arrives an upload is watched (:meth:`Admission.cut_off_overdue`, every second in
 the server) and cut off when it is overdue (:func:`overdue`): no byte for ``read_timeout_s``;

@@ -194,12 +194,16 @@ def _accept(
 ) -> Accepted:
     """Gunzip, decode and store, off the event loop (each may take a while on a big body); a
     store that fails is a 503, which OTLP exporters retry (:mod:`trailcheck.serve.receive`).
-    The gunzipped bytes are held beside the body: the upload reserves both (503 if they do not
-    fit)."""
+    The gunzipped bytes are held beside the body: the upload reserves both as they grow, a
+    step at a time, so that gunzips running together never hold more than the bytes in flight
+    allow (503, before the next step, when they do not fit)."""
     if gzipped:
-        payload = gunzip_capped(body, max_body_bytes)
-        upload.admission.reserve(upload.upload, len(body) + len(payload))
-        body = payload
+        compressed = len(body)
+
+        def grow(gunzipped: int) -> None:
+            upload.admission.reserve(upload.upload, compressed + gunzipped)
+
+        body = gunzip_capped(body, max_body_bytes, grow)
     return receive(intake, body, encoding)
 
 

@@ -11,7 +11,7 @@ one pass over the body however many there are; a body of none (no bytes) is an e
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Callable
 from typing import Final, Literal
 
 from trailcheck.serve.refusal import (
@@ -41,6 +41,8 @@ _IDENTITY: Final = frozenset({"", "identity"})
 # The first piece of a gzip member fed to zlib, and the largest: a member is at least 20 bytes.
 _FIRST_PIECE: Final = 64
 _LARGEST_PIECE: Final = 1 << 20
+# The most output one call to zlib makes, so that it is reserved before it is made.
+_OUTPUT_STEP: Final = 2 * _LARGEST_PIECE
 
 
 def body_encoding(content_type: str | None) -> BodyEncoding:
@@ -97,38 +99,56 @@ async def read_capped(chunks: AsyncIterable[bytes], max_bytes: int) -> bytes:
     return bytes(received)
 
 
-def gunzip_capped(data: bytes, max_bytes: int) -> bytes:
+def gunzip_capped(data: bytes, max_bytes: int, grow: Callable[[int], None] | None = None) -> bytes:
     """The decompressed bytes of a gzip body, refused with 413 past ``max_bytes`` of output and
     with 400 when the body is not (whole) gzip. A body of no bytes is a series of no members: an
-    empty request, as a body of no bytes without gzip is."""
+    empty request, as a body of no bytes without gzip is.
+
+    ``grow`` is told the bytes of output so far each time they grew, at most
+    :data:`_OUTPUT_STEP` at a time, before more are made: it may stop the gunzip by raising
+    (the server reserves them beside the body, and refuses with 503 when they do not fit)."""
     output = bytearray()
     body = memoryview(data)
     position = 0
     while position < len(body):
-        position = _inflate_member(body, position, output, max_bytes)
+        position = _inflate_member(body, position, output, max_bytes, grow)
     return bytes(output)
 
 
-def _inflate_member(body: memoryview, position: int, output: bytearray, max_bytes: int) -> int:
+def _inflate_member(
+    body: memoryview,
+    position: int,
+    output: bytearray,
+    max_bytes: int,
+    grow: Callable[[int], None] | None,
+) -> int:
     """Inflate the gzip member that starts at ``position`` onto ``output``; where it ends.
 
     zlib copies what it is given past a member's end (``unused_data``), so the member is fed in
     pieces of :data:`_FIRST_PIECE` bytes, doubling while it goes on (to :data:`_LARGEST_PIECE`):
     the copy is never longer than ``_FIRST_PIECE`` plus the member itself, and a body of many
-    members is read once, not once more per member. The pieces are views, never copies."""
+    members is read once, not once more per member. The pieces are views, never copies. Each
+    call makes at most :data:`_OUTPUT_STEP` bytes (more than a piece of incompressible bytes
+    makes), so that ``grow`` hears of the output a step at a time, however compressed the
+    body: what zlib did not take for that (``unconsumed_tail``) is fed again, and what it holds
+    back is asked for with no more input."""
     inflater = zlib.decompressobj(_GZIP_WINDOW)
     size = _FIRST_PIECE
     while True:
         piece = body[position : position + size]
-        if not piece:
-            raise RequestRefused(BAD_REQUEST, "the gzip body is truncated before its end")
+        step = min(max_bytes + 1 - len(output), _OUTPUT_STEP)
         try:
-            output += inflater.decompress(piece, max_bytes + 1 - len(output))
+            made = inflater.decompress(piece, step)
         except zlib.error as error:
             raise RequestRefused(BAD_REQUEST, f"the gzip body is not valid: {error}") from None
+        if not piece and not made:  # no more body, and zlib has nothing more: cut short
+            raise RequestRefused(BAD_REQUEST, "the gzip body is truncated before its end")
+        output += made
         if len(output) > max_bytes:
             raise _too_large("the body after gunzip", max_bytes)
-        # Under the cap zlib takes the whole piece, less what follows the member's end.
+        if made and grow is not None:
+            grow(len(output))
+        # zlib takes the whole piece, less what follows the member's end or did not fit a step.
         position += len(piece) - len(inflater.unconsumed_tail) - len(inflater.unused_data)
         if inflater.eof:
             return position

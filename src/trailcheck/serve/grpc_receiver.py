@@ -193,7 +193,7 @@ def _export_handler(
                 context.peer(), max_message_bytes, lambda: _cancel(context), counts_bytes=False
             )
             try:
-                payload = _one_message(requests, source, upload)
+                payload = _one_message(requests, source, upload, context)
                 if payload is None:
                     return b""  # never sent: the call is over
                 admission.reserve(upload, len(payload))
@@ -211,14 +211,23 @@ def _cancel(context: grpc.ServicerContext) -> None:
     context.cancel()
 
 
-def _one_message(requests: Iterator[bytes], source: str, upload: Upload) -> bytes | None:
+def _one_message(
+    requests: Iterator[bytes], source: str, upload: Upload, context: grpc.ServicerContext
+) -> bytes | None:
     """The call's one request message; RequestRefused (INVALID_ARGUMENT) for none or more;
     None, logged in one line, when the call was cancelled before it was whole (by the watch or
-    by the client)."""
+    by the client).
+
+    A cancelled call may end the request stream as a client that sent nothing does, before
+    gRPC marks the call cancelled (its receive ends before its close is seen): a call the watch
+    cut off is known by its reason, set before it was cancelled, and one the client cancelled
+    by the call being no longer active, when gRPC has seen it by then."""
     try:
         payload = next(requests, None)
         more = payload is not None and next(requests, None) is not None
     except grpc.RpcError:
+        payload, more = None, False
+    if payload is None and (upload.cut_reason is not None or not context.is_active()):
         why = f"cut off: {upload.cut_reason}" if upload.cut_reason else "cancelled by the client"
         logger.warning(
             "%s from %s: the call was %s before its message was whole; nothing was stored",
