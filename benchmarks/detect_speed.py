@@ -43,7 +43,7 @@ from trailcheck.trace.content_gap import GapTally
 
 MODES = {
     "read": "read (Store.iter_traces)",
-    "lean": "decode only (content_pages + Trace.model_validate_json)",
+    "decode": "decode only (content_pages + Trace.model_validate_json)",
     "detect": "detect, one process (detect over iter_traces)",
     "detect-1": "detect, 1 core (trailcheck detect --workers 1)",
     "detect-all": "detect, all cores (trailcheck detect)",
@@ -69,7 +69,7 @@ def measure(url: str, mode: str, limit: int) -> None:
         findings, count = 0, limit
         if mode == "read":
             count = sum(1 for _ in islice(store.iter_traces(), limit))
-        elif mode == "lean":
+        elif mode == "decode":
             count = sum(
                 1
                 for page in islice(store.content_pages(), pages)
@@ -138,12 +138,12 @@ def main() -> None:
         tenth = max(200, args.traces // 10)
         peak_tenth = child(url, "detect-1", tenth)[3]
         peak_all = child(url, "detect-1", args.traces)[3]
-    lean = statistics.median(seconds["lean"])
+    decode_only = statistics.median(seconds["decode"])
     print(f"{args.traces} traces, {default_workers()} cores, load {_load()}")
     for mode, label in MODES.items():
         median = statistics.median(seconds[mode])
         shown = f" ({found[mode]} findings)" if mode.startswith("detect") else ""
-        ratio = median / lean
+        ratio = median / decode_only
         print(f"{label:50} {args.traces / median:9.0f} traces/s  {ratio:5.2f}x decode only{shown}")
     print(f"peak RSS of detect, 1 core: {peak_tenth / 1024:.0f} MiB over {tenth} traces,")
     print(f"                            {peak_all / 1024:.0f} MiB over {args.traces} traces")

@@ -44,7 +44,7 @@ from peers.catalog import PEERS
 from peers.corpus import make_corpus
 from peers.peer import LineGrader, Peer
 from trailcheck.bulk import default_workers
-from trailcheck.bulk.lean_files import lean_files_results
+from trailcheck.bulk.trace_files import trace_files_results
 from trailcheck.cases import Case
 from trailcheck.errors import RecordError
 from trailcheck.ingest.importer import ImportSummary
@@ -171,7 +171,7 @@ def time_bulk(path: Path, traces: int, workers: int) -> Tally:
     """The whole file through the bulk path over ``workers`` processes, wall time."""
     summary = ImportSummary()
     began = time.perf_counter()
-    passed = sum(lean_files_results([path], _bulk_grade, summary, workers=workers))
+    passed = sum(trace_files_results([path], _bulk_grade, summary, workers=workers))
     return Tally(time.perf_counter() - began, traces, passed, len(summary.rejections))
 
 

@@ -5,11 +5,140 @@ it. Packages are listed from the bottom layer of docs/architecture.md up."""
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+import trailcheck
+
 EXPORTS: dict[str, list[str]] = {
+    "trailcheck.bulk": [
+        "LineChunk",
+        "chunk_lines",
+        "default_workers",
+        "line_chunks",
+        "ordered_map",
+    ],
+    "trailcheck.demo.claims": [
+        "DEFENDED",
+        "SYSTEM_PROMPT",
+        "UNDEFENDED",
+        "Attack",
+        "AttackOutcome",
+        "ClaimsAgent",
+        "ClaimsDesk",
+        "Defences",
+        "SecurityRow",
+        "attack_of",
+        "claims_backstop",
+        "claims_dataset",
+        "claims_desk",
+        "defended_agent",
+        "harm_done",
+        "render_security_table",
+        "run_security_eval",
+        "security_row",
+        "triage_brain",
+        "undefended_agent",
+    ],
+    "trailcheck.demo.pitwall": [
+        "BUDGET",
+        "ERROR_POLICY",
+        "SYSTEM_PROMPT",
+        "ErgastClient",
+        "PitWallTools",
+        "PitWallToolsV1",
+        "RaceDataSource",
+        "fixture_source",
+        "guardrails_dataset",
+        "live_archive",
+        "model_agent",
+        "pit_wall_brain",
+        "pitwall_dataset",
+        "scripted_agent",
+        "scripted_judge",
+        "v1_archive",
+        "v2_archive",
+    ],
+    "trailcheck.guard": [
+        "DEFAULT_RECOVERABLE",
+        "GUARD_ARGUMENTS",
+        "GUARD_CALL_ID",
+        "GUARD_DECISION",
+        "GUARD_REASON",
+        "GUARD_RULE",
+        "GUARD_TOOL",
+        "RAW_ARGUMENTS_KEY",
+        "ArgumentRule",
+        "ArgumentsSchema",
+        "Backstop",
+        "BackstopRule",
+        "Budget",
+        "BudgetCapError",
+        "BudgetLimit",
+        "BudgetMeter",
+        "BudgetStop",
+        "CallSettings",
+        "ErrorPolicy",
+        "GuardSpans",
+        "InvalidArgumentsError",
+        "LogSanitizer",
+        "PolicyBlockedError",
+        "PolicyGuard",
+        "RefusedCallError",
+        "RequiresAtMostOne",
+        "RequiresExactlyOne",
+        "Tool",
+        "Toolbox",
+        "UnknownToolError",
+        "answer_call",
+        "answer_calls",
+        "apply_backstop",
+        "arguments_schema",
+        "as_tool",
+        "as_tools",
+        "delimit",
+        "describe_error",
+        "error_content",
+        "evaluate_backstop",
+        "find_forgeries",
+        "leaf_errors",
+        "load_backstop",
+        "neutralise",
+        "parse_backstop",
+        "rate_limited",
+        "render_result",
+        "requires_at_most_one",
+        "requires_exactly_one",
+        "sanitize_for_log",
+        "validation_summary",
+    ],
+    "trailcheck.policy": [
+        "DEFAULT_CONFIRMATION",
+        "POLICY_NAMES",
+        "POLICY_TOOL_FIELDS",
+        "AtMostPolicy",
+        "ForbiddenPolicy",
+        "MustPrecedePolicy",
+        "PolicySpec",
+        "RequiresConfirmationPolicy",
+        "Violation",
+        "check_call",
+        "preceding_messages",
+        "user_confirmed",
+        "violations",
+    ],
+    "trailcheck.route.samples": [
+        "SAMPLES",
+        "sample_path",
+    ],
+    "trailcheck.specs": [
+        "TaggedSpec",
+        "closest_hint",
+        "unknown_name_message",
+        "valid_regex",
+    ],
     "trailcheck": [
         "InputError",
         "Message",
@@ -536,3 +665,13 @@ def test_exported_names_are_defined_in_their_package(package: str) -> None:
         if not getattr(module, name).__module__.startswith(f"{package}.")
     }
     assert elsewhere == {}
+
+
+def test_every_package_that_declares_its_exports_is_pinned() -> None:
+    source = Path(trailcheck.__file__).parent
+    declaring = {
+        ".".join(("trailcheck", *init.parent.relative_to(source).parts))
+        for init in source.rglob("__init__.py")
+        if "__all__" in init.read_text(encoding="utf-8")
+    }
+    assert sorted(declaring - set(EXPORTS)) == []

@@ -1,5 +1,5 @@
 """``trailcheck score`` over every core: each worker loads the dataset once and grades the traces
-of its chunks on the lean path (:func:`~trailcheck.scorers.grade`), returning each
+of its chunks (:func:`~trailcheck.scorers.grade`), returning each
 :class:`~trailcheck.scorers.Grade` (or, for a trace that names no case, why).
 
 A chunk is whole lines of a trailcheck JSONL file (:func:`grade_files`), or a page of the
@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
-from trailcheck.bulk.lean_files import lean_files_results
 from trailcheck.bulk.pool import MapChunks, ordered_map
+from trailcheck.bulk.trace_files import trace_files_results
 from trailcheck.cases import Case, load_dataset
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.scorers import Grade, Scorer, case_scorers, grade
@@ -57,8 +57,8 @@ def grade_files(
     """The grade of each trace of the trailcheck JSONL (or Parquet) files ``paths`` (shards,
     one after the other; a trace id is taken once across them) against the case it names in
     ``dataset``, in order; rejected lines go to ``summary``. ``map_chunks``: see
-    :func:`~trailcheck.bulk.lean_files.lean_files_results`."""
-    yield from lean_files_results(
+    :func:`~trailcheck.bulk.trace_files.trace_files_results`."""
+    yield from trace_files_results(
         paths,
         _grade,
         summary,

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
-from trailcheck.bulk.lean_files import lean_files_results
+from trailcheck.bulk.trace_files import trace_files_results
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.trace.jsonl import dump_trace
 
@@ -27,4 +27,4 @@ def imported_lines(
 ) -> Iterator[bytes]:
     """The trailcheck JSONL line (without its newline) of each valid trace of ``paths``, all
     trailcheck JSONL, in input order, over ``workers`` processes; the rest in ``summary``."""
-    return lean_files_results(paths, dump_trace, summary, workers=workers, chunk_bytes=chunk_bytes)
+    return trace_files_results(paths, dump_trace, summary, workers=workers, chunk_bytes=chunk_bytes)

@@ -1,5 +1,5 @@
 """``trailcheck stats`` over every core: each worker reads its chunks of trailcheck JSONL on the
-lean path and returns each trace's task and outcome
+path of ``trailcheck score`` and returns each trace's task and outcome
 (:func:`~trailcheck.run.recorded.trial_outcome`), in file order; a trace whose task or outcome
 cannot be read stops the count with its error, as in one process. The error is returned, not
 raised, by the worker: a copy of an earlier trace's id is rejected by the parent, and whatever
@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
-from trailcheck.bulk.lean_files import lean_files_results
+from trailcheck.bulk.trace_files import trace_files_results
 from trailcheck.errors import TrailcheckError
 from trailcheck.ingest.importer import ImportSummary
 from trailcheck.run.recorded import trial_outcome
@@ -47,7 +47,7 @@ def trial_outcomes(
 ) -> Iterator[tuple[str, TrialStatus]]:
     """``(task, status)`` of each trace of the trailcheck JSONL files ``paths``, in order, over
     ``workers`` processes; rejected lines go to ``summary``."""
-    outcomes = lean_files_results(
+    outcomes = trace_files_results(
         paths,
         _outcome,
         summary,

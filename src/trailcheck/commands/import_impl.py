@@ -70,7 +70,7 @@ def _print_summary(summary: ImportSummary, out: str, *, written: bool) -> None:
 
 def import_command(request: ImportRequest) -> None:
     """The body of :func:`trailcheck.commands.import_.import_command`. Files that are all
-    trailcheck JSONL are read on the lean path over ``--workers`` processes (default: every
+    trailcheck JSONL are read over ``--workers`` processes (default: every
     core), with the same output and rejections; any other format, in this process."""
     sources, out, format_name, strict = (
         request.sources,

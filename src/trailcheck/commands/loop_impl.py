@@ -70,8 +70,7 @@ def _batches(findings: Iterator[Finding], size: int) -> Iterator[list[Finding]]:
 
 def detect_command(request: DetectRequest) -> None:
     """The body of :func:`trailcheck.commands.loop.detect_command`: the rules run over
-    ``--workers`` processes (default: every core), or as Ray tasks, the traces decoded on the
-    lean path."""
+    ``--workers`` processes (default: every core), or as Ray tasks."""
     address, num_cpus, as_json = request.address, request.num_cpus, request.as_json
     where = executor_kind(request.executor, address, num_cpus)
     chosen = chosen_rules(request.rules or [], builtin=request.builtin)

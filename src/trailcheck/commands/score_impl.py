@@ -120,7 +120,7 @@ def _grade_traces(
 
 def score_command(request: ScoreRequest) -> None:
     """The body of :func:`trailcheck.commands.score.score_command`. Trailcheck JSONL files
-    (one input, however many shards) and the store are graded on the lean path over
+    (one input, however many shards) and the store are graded over
     ``--workers`` processes (default: every core), with the same results in the same order;
     other formats, sessions and ``--emit-otel`` take the pydantic path in process."""
     target = emit_target(request.emit_otel, request.emit_otel_header)
@@ -157,15 +157,15 @@ def score_command(request: ScoreRequest) -> None:
             )
         else:
             graded = _Graded(unmatched=[])
-            lean: list[Grade] = []
+            bulk: list[Grade] = []
             for item in _bulk_grades(
                 source, request.workers, where, request.address, request.num_cpus
             ):
                 if isinstance(item, Unmatched):
                     graded.unmatched.append(str(item))
                 else:
-                    lean.append(item)
-            graded.results = lean
+                    bulk.append(item)
+            graded.results = bulk
         if store is not None and not graded.results and not graded.unmatched:
             which = "matching traces" if chosen.narrows else "traces"
             raise InputError(f"the store at {store.url} holds no {which}: nothing to grade")
@@ -242,7 +242,7 @@ class _Source:
     summary: ImportSummary
 
     def grades(self, workers: int, map_chunks: MapChunks) -> Iterator[Grade | Unmatched]:
-        """The lean path's grades, the chunks run by ``map_chunks``. This process reads the
+        """The bulk path's grades, the chunks run by ``map_chunks``. This process reads the
         store, when it is the source; the workers get its pages."""
         if self.store is not None:
             pages = self.store.content_pages(self.chosen)
@@ -259,7 +259,7 @@ def _bulk_grades(
     address: str | None,
     num_cpus: float | None,
 ) -> Iterator[Grade | Unmatched]:
-    """The lean path's grades: over this machine's processes, or as Ray tasks."""
+    """The bulk path's grades: over this machine's processes, or as Ray tasks."""
     if where == "local":
         yield from source.grades(workers or default_workers(), ordered_map)
         return

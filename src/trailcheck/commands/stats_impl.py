@@ -22,7 +22,7 @@ __all__ = ["stats_command"]
 
 def stats_command(request: StatsRequest) -> None:
     """The body of :func:`trailcheck.commands.stats.stats_command`. Files that are all
-    trailcheck JSONL are read on the lean path over every core, with the same counts."""
+    trailcheck JSONL are read over every core, with the same counts."""
     sources, format_name = request.sources, request.format_name
     task_key, outcome_key, threshold = request.task_key, request.outcome_key, request.threshold
     summary = ImportSummary()

@@ -161,7 +161,7 @@ class GroundingRule(DetectionRule):
     def hits(self, trace: Trace) -> list[Hit]:
         if not has_answer(trace) or self._passes(_input_only(trace)):
             return []
-        # lean_score: the verdict and its reason, without building a Score to throw away.
+        # The verdict and its reason.
         score = self._scorer.score(trace, _NO_CASE)
         if score is None or score.passed:
             return []

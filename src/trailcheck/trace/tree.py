@@ -22,7 +22,7 @@ class SpanTree(Generic[S]):
     """An index over a trace's spans. Siblings and roots are in start order (then span id).
 
     Built from a validated trace (:class:`~trailcheck.trace.Trace` or
-    :class:`~trailcheck.trace.lean.Trace`), whose spans have unique ids and whose parents
+    :class:`~trailcheck.trace.Trace`), whose spans have unique ids and whose parents
     are all present.
     """
 

@@ -33,7 +33,7 @@ from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import INCOMPLETE_KEY
 
-__all__ = ["LineResult", "lean_files_results"]
+__all__ = ["LineResult", "trace_files_results"]
 
 Output = TypeVar("Output")
 
@@ -50,7 +50,7 @@ class LineResult(Generic[Output]):
     gap_fix: str | None = None  # how to record the content a trace's instrumentation left out
 
 
-def lean_files_results(
+def trace_files_results(
     paths: Sequence[Path],
     work: Callable[[Trace], Output],
     summary: ImportSummary,
