@@ -28,8 +28,8 @@ import orjson
 
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.importing import imported_lines
-from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.trailcheck_jsonl import parse_trace_line, read_trailcheck_jsonl
+from trailcheck.importing.importer import ImportSummary
+from trailcheck.importing.trailcheck_jsonl import parse_trace_line, read_trailcheck_jsonl
 from trailcheck.trace import ModelInvocation, Span, Status, ToolInvocation, Trace, Usage
 from trailcheck.trace.jsonl import dump_trace
 

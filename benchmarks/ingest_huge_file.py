@@ -108,7 +108,7 @@ def _otlp_json_line(request: Any) -> bytes:
 
 
 def _span_lines(request: Any) -> bytes:
-    from trailcheck.ingest.transport.otlp_proto import decode_otlp_proto_spans
+    from trailcheck.importing.transport.otlp_proto import decode_otlp_proto_spans
 
     lines = []
     for span in decode_otlp_proto_spans(request.SerializeToString(), "bench"):

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from trailcheck.ingest import import_traces
+from trailcheck.importing import import_traces
 
 REAL = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "real"
 RECORDINGS = (

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from scale_speed import loadavg, write_corpus
 from trailcheck.bulk.grading import Unmatched, grade_files
-from trailcheck.ingest.importer import ImportSummary
+from trailcheck.importing.importer import ImportSummary
 from trailcheck.scorers import Grade
 
 ROW_GROUP = 2_000  # a bulk chunk is a row group: about 13 MB of JSON here

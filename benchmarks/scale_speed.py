@@ -36,7 +36,7 @@ from import_speed import TOOLS, make_trace
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed import grade_files_on_ray, ray_session
 from trailcheck.distributed.ray_import import ray
-from trailcheck.ingest.importer import ImportSummary
+from trailcheck.importing.importer import ImportSummary
 from trailcheck.scorers import LeanGrade
 from trailcheck.trace.jsonl import dump_trace
 

@@ -47,9 +47,9 @@ from trailcheck.bulk import default_workers
 from trailcheck.bulk.trace_files import trace_files_results
 from trailcheck.cases import Case
 from trailcheck.errors import RecordError
-from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.trailcheck_jsonl import parse_trace_line
+from trailcheck.importing.importer import ImportSummary
+from trailcheck.importing.records import Rejection
+from trailcheck.importing.trailcheck_jsonl import parse_trace_line
 from trailcheck.scorers import (
     ArgumentsScorer,
     EfficiencyScorer,

@@ -30,7 +30,7 @@ from functools import partial
 from typing import Any
 
 from scale_speed import loadavg
-from trailcheck.ingest.transport.otlp_proto import holds_log_records
+from trailcheck.importing.transport.otlp_proto import holds_log_records
 from trailcheck.serve.body import gunzip_capped
 from trailcheck.serve.log_export import decode_logs_export
 from trailcheck.serve.refusal import RequestRefused

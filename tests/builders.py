@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from trailcheck.ingest.formats import UTF8_BOM
+from trailcheck.importing.formats import UTF8_BOM
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import dump_trace

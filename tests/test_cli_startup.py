@@ -13,8 +13,8 @@ import pytest
 
 import trailcheck.demo.pitwall.showcase
 import trailcheck.demo.support.showcase
-import trailcheck.ingest.formats
-import trailcheck.ingest.transport.otlp_ids
+import trailcheck.importing.formats
+import trailcheck.importing.transport.otlp_ids
 import trailcheck.loop
 import trailcheck.route.retrieval
 import trailcheck.serve
@@ -44,7 +44,7 @@ HEAVY = (
     "yaml",
     "httpx",
     "trailcheck.trace",
-    "trailcheck.ingest",
+    "trailcheck.importing",
     "trailcheck.store",
     "trailcheck.run",
     "trailcheck.cases",
@@ -104,8 +104,10 @@ def test_import_trailcheck_loads_the_trace_model_on_first_use() -> None:
 
 
 def test_the_values_the_options_spell_out_are_the_librarys() -> None:
-    assert options.FORMAT_NAMES == trailcheck.ingest.formats.FORMAT_NAMES
-    assert get_args(options.IdEncoding) == get_args(trailcheck.ingest.transport.otlp_ids.IdEncoding)
+    assert options.FORMAT_NAMES == trailcheck.importing.formats.FORMAT_NAMES
+    assert get_args(options.IdEncoding) == get_args(
+        trailcheck.importing.transport.otlp_ids.IdEncoding
+    )
     assert serve.TOKEN_ENV == trailcheck.serve.TOKEN_ENV
     assert serve.DEFAULT_IDLE_TIMEOUT_S == trailcheck.serve.DEFAULT_IDLE_TIMEOUT_S
     assert serve.DEFAULT_SETTLE_S == trailcheck.serve.DEFAULT_SETTLE_S

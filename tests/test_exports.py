@@ -228,7 +228,7 @@ EXPORTS: dict[str, list[str]] = {
         "parse_json_text",
         "summed_usage",
     ],
-    "trailcheck.ingest": [
+    "trailcheck.importing": [
         "FORMATS",
         "FORMAT_NAMES",
         "ImportItem",

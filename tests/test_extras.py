@@ -90,7 +90,7 @@ CORE = (
     "trailcheck",
     "trailcheck.trace",
     "trailcheck.scorers",
-    "trailcheck.ingest",
+    "trailcheck.importing",
     "trailcheck.cases",
     "trailcheck.loop",
     "trailcheck.run",

@@ -9,7 +9,7 @@ import pytest
 from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.cases import load_dataset
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.scorers import Grade, case_scorers, grade
 from trailcheck.trace.jsonl import dump_trace
 

@@ -9,8 +9,8 @@ import pytest
 
 from trailcheck.bulk.importing import imported_lines
 from trailcheck.cli import run_cli
-from trailcheck.ingest.formats import UTF8_BOM
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.importing.formats import UTF8_BOM
+from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import dump_trace

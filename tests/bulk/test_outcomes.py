@@ -9,7 +9,7 @@ import pytest
 
 from trailcheck.bulk.outcomes import trial_outcomes
 from trailcheck.errors import InputError
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.run.recorded import group_outcomes, outcomes_from_traces
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace.jsonl import dump_trace

@@ -22,7 +22,7 @@ from opentelemetry.trace import (
 from trailcheck.capture import TraceCollector
 from trailcheck.capture.otel_spans import REMOTE_PARENT_ATTRIBUTE
 from trailcheck.errors import UsageError
-from trailcheck.ingest.records import Rejection
+from trailcheck.importing.records import Rejection
 from trailcheck.trace import Message, Trace
 
 pytestmark = pytest.mark.live

@@ -18,7 +18,7 @@ from opentelemetry.trace import (
 from opentelemetry.trace.span import TraceState
 
 from trailcheck.capture import TraceCollector
-from trailcheck.ingest.otlp import decode_otlp_json
+from trailcheck.importing.otlp import decode_otlp_json
 from trailcheck.trace import Trace, semconv
 
 SCHEMA_URL = "https://opentelemetry.io/schemas/1.26.0"

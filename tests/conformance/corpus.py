@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Final
 
 from tests.conformance.truth import REAL, RUNS, Run
-from trailcheck.ingest import import_traces
+from trailcheck.importing import import_traces
 from trailcheck.trace import Trace
 
 CONTENT_OFF = ("arguments", "results", "answer", "input")
@@ -227,7 +227,7 @@ PER_MODEL_CALL: Final = (
     "openinference-openai-0.1.66-bare",
 )
 # Runs that end in an exception the agent does not catch (the library's default): read by
-# tests/ingest/test_real_instrumentations.py.
+# tests/importing/test_real_instrumentations.py.
 NOT_A_CONVERSATION: Final = (
     "langgraph-1.2.24-openinference-0.1.80-default-tool-error",
     "adk-2.13.0-tool-raises",

@@ -77,7 +77,7 @@ def render() -> str:
         " call): " + ", ".join(f"`{name}`" for name in PER_MODEL_CALL) + ". Runs that end in an"
         " exception the agent does not catch: "
         + ", ".join(f"`{n}`" for n in NOT_A_CONVERSATION)
-        + " (`tests/ingest/test_real_instrumentations.py`)."
+        + " (`tests/importing/test_real_instrumentations.py`)."
     )
     lines.extend(render_side_by_side())
     return "\n".join(lines) + "\n"

@@ -11,7 +11,7 @@ from tests.builders import SHOP_DATASET, shop_lines, shop_trace, write_jsonl
 from tests.distributed.work import square_unless_three
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed import grade_files_on_ray, ray_ordered_map
-from trailcheck.ingest.importer import ImportSummary
+from trailcheck.importing.importer import ImportSummary
 from trailcheck.scorers import Grade
 from trailcheck.trace.jsonl import dump_trace
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from trailcheck.ingest import import_traces
+from trailcheck.importing import import_traces
 from trailcheck.loop import EfficiencyRule, RuleFileError, builtin_rules, detect, parse_rules
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Finding, Trace

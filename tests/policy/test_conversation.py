@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailcheck.ingest.message_logs import trace_from_messages
+from trailcheck.importing.message_logs import trace_from_messages
 from trailcheck.policy import RequiresConfirmationPolicy, preceding_messages, violations
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Message, MessageToolCall, Trace

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from trailcheck.cases import Case
-from trailcheck.ingest import import_traces
+from trailcheck.importing import import_traces
 from trailcheck.run.judging import judged
 from trailcheck.scorers import grade
 from trailcheck.testing import FakeJudge, TraceBuilder

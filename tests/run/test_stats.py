@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trailcheck.errors import UsageError
-from trailcheck.ingest.tau_bench import read_tau_bench
+from trailcheck.importing.tau_bench import read_tau_bench
 from trailcheck.report.stats_view import stats_json
 from trailcheck.run.recorded import outcomes_from_traces
 from trailcheck.run.stats import (

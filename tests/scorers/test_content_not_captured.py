@@ -10,7 +10,7 @@ import pytest
 
 from trailcheck.cases import Case, ExpectedInvocation
 from trailcheck.cli import run_cli
-from trailcheck.ingest import import_traces
+from trailcheck.importing import import_traces
 from trailcheck.loop import detect
 from trailcheck.scorers import grade
 from trailcheck.trace import Trace

@@ -16,7 +16,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue, KeyValu
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from trailcheck.ingest import import_traces
+from trailcheck.importing import import_traces
 from trailcheck.trace import Trace
 
 TRACE_A = "0af7651916cd43dd8448eb211c80319c"

@@ -25,7 +25,7 @@ from tests.serve.otlp_bodies import (
     tool_span,
 )
 from trailcheck.errors import RecordError
-from trailcheck.ingest.records import RawSpan
+from trailcheck.importing.records import RawSpan
 from trailcheck.serve import SweepResult, create_app, decode_span, sweep_pending
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}

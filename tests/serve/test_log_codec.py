@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from tests.serve.otlp_bodies import REAL, real_body
 from trailcheck.errors import RecordError
-from trailcheck.ingest.records import LogEvent
-from trailcheck.ingest.transport.otlp_logs import decode_otlp_logs_proto
+from trailcheck.importing.records import LogEvent
+from trailcheck.importing.transport.otlp_logs import decode_otlp_logs_proto
 from trailcheck.serve import decode_log_event, encode_log_event
 from trailcheck.serve.log_codec import record_keys
 from trailcheck.trace import SpanEvent

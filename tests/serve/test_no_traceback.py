@@ -1,7 +1,7 @@
 """One bad body never stops ingestion, and never gets a 5xx from a healthy store: a property
 test of ``POST /v1/traces`` and ``POST /v1/logs`` over the real SQLite store, with OTLP/JSON and
 protobuf exports left valid or damaged one mutation at a time
-(:mod:`tests.ingest.fuzz_mutations`).
+(:mod:`tests.importing.fuzz_mutations`).
 
 For each example, on a fresh server: every answer is 2xx or 4xx (the store is healthy, so a
 503 is a bug, as is an exception); a 400 names the field when a value was damaged; a 200 means
@@ -27,12 +27,12 @@ from fastapi.testclient import TestClient
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from tests.ingest.fuzz_inputs import otlp_exports
-from tests.ingest.fuzz_mutations import MutatedInput, fuzz_settings, mutated_inputs
-from tests.ingest.import_properties import about_a_value, names_field
+from tests.importing.fuzz_inputs import otlp_exports
+from tests.importing.fuzz_mutations import MutatedInput, fuzz_settings, mutated_inputs
+from tests.importing.import_properties import about_a_value, names_field
 from tests.serve.conftest import IDLE_TIMEOUT_S, Clock
 from tests.serve.otlp_bodies import agent_span, protobuf_body, tool_span
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.serve import create_app
 from trailcheck.store import Store, UnknownTraceError
 from trailcheck.trace import Trace

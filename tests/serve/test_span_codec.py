@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.records import RawSpan, SpanLink
-from trailcheck.ingest.transport.otlp_json import decode_otlp_json_spans
+from trailcheck.importing.records import RawSpan, SpanLink
+from trailcheck.importing.transport.otlp_json import decode_otlp_json_spans
 from trailcheck.serve import decode_span, encode_span
 from trailcheck.trace import SpanEvent
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import event
 
 from tests.store.builders import turn
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.store import SessionSummary, Store, TraceFilter
 from trailcheck.trace import Trace
 

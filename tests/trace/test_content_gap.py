@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from trailcheck.ingest import import_traces
+from trailcheck.importing import import_traces
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Message, Trace
 from trailcheck.trace.content_gap import DEFAULT_FIX, GapTally, content_gap

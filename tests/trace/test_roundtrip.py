@@ -7,7 +7,7 @@ import io
 from hypothesis import given, settings
 
 from tests.trace.strategies import traces
-from trailcheck.ingest.trailcheck_jsonl import read_trailcheck_jsonl
+from trailcheck.importing.trailcheck_jsonl import read_trailcheck_jsonl
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import dump_trace, write_traces
 

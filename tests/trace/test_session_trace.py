@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from trailcheck.cli import run_cli
-from trailcheck.ingest import import_traces
+from trailcheck.importing import import_traces
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import dump_trace

@@ -15,7 +15,7 @@ from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
 from trailcheck.bulk.pool import MapChunks, ordered_map
 from trailcheck.bulk.trace_files import trace_files_results
 from trailcheck.cases import Case, load_dataset
-from trailcheck.ingest.importer import ImportSummary
+from trailcheck.importing.importer import ImportSummary
 from trailcheck.scorers import Grade, Scorer, case_scorers, grade
 from trailcheck.trace import Trace
 

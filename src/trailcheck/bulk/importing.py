@@ -1,8 +1,8 @@
 """``trailcheck import`` of trailcheck JSONL over every core: each line read by the bulk reader
-(:func:`~trailcheck.ingest.trailcheck_jsonl.parse_trace_line`, which refuses what the import path
-refuses) and written back by :func:`~trailcheck.ingest.trailcheck_jsonl.dump_trace`, the
-bytes :func:`~trailcheck.ingest.trailcheck_jsonl.dump_trace` gives. Lines come back in input
-order; a trace id seen before is rejected as :func:`~trailcheck.ingest.iter_import` rejects it.
+(:func:`~trailcheck.importing.trailcheck_jsonl.parse_trace_line`, which refuses what the import path
+refuses) and written back by :func:`~trailcheck.importing.trailcheck_jsonl.dump_trace`, the
+bytes :func:`~trailcheck.importing.trailcheck_jsonl.dump_trace` gives. Lines come back in input
+order; a trace id seen before is rejected as :func:`~trailcheck.importing.iter_import` rejects it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
 from trailcheck.bulk.trace_files import trace_files_results
-from trailcheck.ingest.importer import ImportSummary
+from trailcheck.importing.importer import ImportSummary
 from trailcheck.trace.jsonl import dump_trace
 
 __all__ = ["imported_lines"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
 from trailcheck.bulk.trace_files import trace_files_results
 from trailcheck.errors import TrailcheckError
-from trailcheck.ingest.importer import ImportSummary
+from trailcheck.importing.importer import ImportSummary
 from trailcheck.run.recorded import trial_outcome
 from trailcheck.run.status import TrialStatus
 from trailcheck.trace import Trace

@@ -1,12 +1,12 @@
 """trailcheck JSONL (or Parquet of traces) read in chunks by worker processes, each line (row)
-as the bulk reader reads it (:func:`~trailcheck.ingest.trailcheck_jsonl.parse_trace_line`), in
+as the bulk reader reads it (:func:`~trailcheck.importing.trailcheck_jsonl.parse_trace_line`), in
 the order of the file. A JSONL chunk is whole lines; a Parquet chunk is a row group.
 
 What a worker does with each trace is the caller's (grading it, writing it out): the worker
 returns one small :class:`LineResult` per line, never the trace, so nothing large crosses a
 process boundary. The parent then does what needs the whole input in order: a trace id seen
-twice is rejected as :func:`~trailcheck.ingest.importer.iter_import` rejects it, and the counts
-of the :class:`~trailcheck.ingest.importer.ImportSummary` are kept.
+twice is rejected as :func:`~trailcheck.importing.importer.iter_import` rejects it, and the counts
+of the :class:`~trailcheck.importing.importer.ImportSummary` are kept.
 """
 
 from __future__ import annotations
@@ -18,17 +18,17 @@ from typing import Any, Generic, TypeVar
 
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES, LineChunk, chunk_lines, line_chunks
 from trailcheck.bulk.pool import MapChunks, ordered_map
-from trailcheck.ingest.formats import (
+from trailcheck.importing.formats import (
     TRAILCHECK_FORMAT,
     TRAILCHECK_PARQUET_FORMAT,
     UTF8_BOM,
     is_parquet,
     refuse_empty,
 )
-from trailcheck.ingest.importer import ImportSummary, already_imported
-from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.trailcheck_jsonl import parse_trace_line
-from trailcheck.ingest.trailcheck_parquet import RowGroupChunk, chunk_rows, row_group_chunks
+from trailcheck.importing.importer import ImportSummary, already_imported
+from trailcheck.importing.records import Rejection
+from trailcheck.importing.trailcheck_jsonl import parse_trace_line
+from trailcheck.importing.trailcheck_parquet import RowGroupChunk, chunk_rows, row_group_chunks
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import INCOMPLETE_KEY

@@ -9,10 +9,10 @@
     [trace] = collector.traces
 
 The collector notes each span as it starts and reads it as a
-:class:`~trailcheck.ingest.records.RawSpan` when it ends, buffering it with the other spans of its
-trace. A trace is complete when a local root (a span with no parent in this process) has ended
+:class:`~trailcheck.importing.records.RawSpan` when it ends, buffering it with the other spans of
+its trace. A trace is complete when a local root (a span with no parent in this process) has ended
 and every span that started in the trace has ended too; it is then assembled with
-:func:`trailcheck.ingest.assemble.assemble_traces`, through the same conventions as the OTLP
+:func:`trailcheck.importing.assemble.assemble_traces`, through the same conventions as the OTLP
 importers. Nothing raises into the instrumented application, and nothing is dropped silently:
 every span ends up in a Trace or in a Rejection, and a trace never comes out with spans missing.
 
@@ -64,8 +64,8 @@ from opentelemetry.trace import SpanContext
 
 from trailcheck.capture.otel_spans import is_local_root, raw_span_from_otel
 from trailcheck.errors import RecordError, UsageError
-from trailcheck.ingest.assemble import assemble_traces
-from trailcheck.ingest.records import RawSpan, Rejection
+from trailcheck.importing.assemble import assemble_traces
+from trailcheck.importing.records import RawSpan, Rejection
 from trailcheck.trace import Trace
 
 logger = logging.getLogger(__name__)

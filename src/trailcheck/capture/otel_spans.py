@@ -1,4 +1,4 @@
-"""An ended OpenTelemetry SDK span as a :class:`~trailcheck.ingest.records.RawSpan`.
+"""An ended OpenTelemetry SDK span as a :class:`~trailcheck.importing.records.RawSpan`.
 
 The values come out as the OTLP importers decode them, so a span reads the same whether it was
 exported to a file or collected in-process: ids as lowercase hex (32 and 16 digits), attribute
@@ -11,7 +11,8 @@ the attribute ``trailcheck.otel.remote_parent_id``, so the trace assembles from 
 while still saying where it hangs in the distributed trace.
 
 What OTLP records beside the attributes is read too, into the RawSpan fields the importers fill
-(kept as the reserved ``otel.*`` attributes of :mod:`trailcheck.ingest.transport.otel_attributes`):
+(kept as the reserved ``otel.*`` attributes of
+:mod:`trailcheck.importing.transport.otel_attributes`):
 the span kind, the W3C trace state, the flags as the OTLP exporters write them (the W3C trace flags
 in bits 0-7; bit 8 set, since whether the parent is remote is known; bit 9 when it is), links
 (each with its own context's flags), the dropped attribute, event and link counts (an event's in
@@ -31,8 +32,8 @@ from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace import StatusCode as OtelStatusCode
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.records import OtelSpanKind, RawSpan, SpanLink
-from trailcheck.ingest.transport.otel_attributes import event_attributes
+from trailcheck.importing.records import OtelSpanKind, RawSpan, SpanLink
+from trailcheck.importing.transport.otel_attributes import event_attributes
 from trailcheck.trace import SpanEvent, StatusCode, semconv
 
 REMOTE_PARENT_ATTRIBUTE: Final = "trailcheck.otel.remote_parent_id"

@@ -21,7 +21,7 @@ from trailcheck.capture.recording import (
 from trailcheck.errors import UsageError
 from trailcheck.trace import Message, Trace, semconv
 
-# The key the OTLP importers give the agent's name too (trailcheck.ingest.assemble).
+# The key the OTLP importers give the agent's name too (trailcheck.importing.assemble).
 AGENT_NAME_METADATA_KEY = "agent_name"
 
 

@@ -25,8 +25,8 @@ from trailcheck.commands.import_summary import (
 )
 from trailcheck.commands.output import stderr
 from trailcheck.errors import EXIT_FAILED, UsageError
-from trailcheck.ingest.formats import reads_as_trailcheck
-from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
+from trailcheck.importing.formats import reads_as_trailcheck
+from trailcheck.importing.importer import ImportSummary, capture_warnings, iter_import
 from trailcheck.trace.jsonl import dump_trace
 
 __all__ = ["import_command"]

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from trailcheck.commands.output import stderr
-from trailcheck.ingest.importer import ImportSummary
-from trailcheck.ingest.records import Rejection
+from trailcheck.importing.importer import ImportSummary
+from trailcheck.importing.records import Rejection
 
 __all__ = [
     "MAX_LISTED_REJECTIONS",

@@ -42,10 +42,10 @@ FORMAT_NAMES: Final = (
     "openai",
     "otlp-proto",
 )
-""":data:`trailcheck.ingest.formats.FORMAT_NAMES`, in its order."""
+""":data:`trailcheck.importing.formats.FORMAT_NAMES`, in its order."""
 
 IdEncoding = Literal["hex", "base64"]
-""":data:`trailcheck.ingest.transport.otlp_ids.IdEncoding`."""
+""":data:`trailcheck.importing.transport.otlp_ids.IdEncoding`."""
 
 DbOption = Annotated[
     str | None,

@@ -27,8 +27,8 @@ from trailcheck.commands.store_commands_impl import open_store, parse_trace_filt
 from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import EXIT_FAILED, EXIT_USAGE, InputError, UsageError
 from trailcheck.extras import needs_extra
-from trailcheck.ingest.formats import reads_as_trailcheck
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.importing.formats import reads_as_trailcheck
+from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
 from trailcheck.report.otlp_http import OtlpTarget
 from trailcheck.scorers import Grade, Scorer, case_scorers, grade

@@ -11,8 +11,8 @@ from trailcheck.commands.import_summary import print_rejections
 from trailcheck.commands.output import print_json, stdout
 from trailcheck.commands.stats import StatsRequest
 from trailcheck.errors import InputError
-from trailcheck.ingest.formats import reads_as_trailcheck
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.importing.formats import reads_as_trailcheck
+from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.report.stats_view import render_stats, stats_json
 from trailcheck.run.recorded import group_outcomes, outcomes_from_traces
 from trailcheck.run.stats import summarize_outcomes

@@ -37,7 +37,7 @@ from trailcheck.commands.store_commands import (
 from trailcheck.commands.traces import TracesShowRequest
 from trailcheck.errors import EXIT_FAILED, InputError, UsageError
 from trailcheck.extras import needs_extra
-from trailcheck.ingest.importer import ImportSummary, capture_warnings, iter_import
+from trailcheck.importing.importer import ImportSummary, capture_warnings, iter_import
 from trailcheck.report import render_trace
 from trailcheck.store import (
     IngestSummary,

@@ -16,7 +16,7 @@ from pathlib import Path
 from trailcheck.bulk.chunks import DEFAULT_CHUNK_BYTES
 from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed.ordered import ray_ordered_map
-from trailcheck.ingest.importer import ImportSummary
+from trailcheck.importing.importer import ImportSummary
 from trailcheck.scorers import Grade
 
 __all__ = ["grade_files_on_ray"]

@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from trailcheck.errors import InputError
-from trailcheck.ingest.records import Rejection
-from trailcheck.ingest.transport.json_records import JsonRecord, read_json_records
+from trailcheck.importing.records import Rejection
+from trailcheck.importing.transport.json_records import JsonRecord, read_json_records
 from trailcheck.judge.verdict import Verdict
 
 __all__ = [

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from trailcheck.errors import InputError, UsageError
-from trailcheck.ingest.importer import ImportSummary, iter_import
+from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.judge.judge import Judge
 from trailcheck.judge.labels import HumanLabel
 from trailcheck.judge.replay import ReplayJudge

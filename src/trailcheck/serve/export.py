@@ -1,7 +1,8 @@
 """The spans of one OTLP export request, all of them or none.
 
-An export is decoded with the ingest decoders (:mod:`trailcheck.ingest.transport.otlp_proto`,
-:mod:`trailcheck.ingest.transport.otlp_json`). Any Rejection refuses the whole request with 400 and
+An export is decoded with the importing decoders (:mod:`trailcheck.importing.transport.otlp_proto`,
+:mod:`trailcheck.importing.transport.otlp_json`). Any Rejection refuses the whole request with 400
+and
 its reason, so the sender learns which span and field were bad and nothing of the request is kept:
 keeping the rest would store traces with a span missing. A span id repeated inside one request
 is refused too, since the store keeps only one span per id and would silently drop the other.
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from trailcheck.ingest.records import RawSpan, Rejection
-from trailcheck.ingest.transport.otlp_json import decode_otlp_json_spans
-from trailcheck.ingest.transport.otlp_proto import decode_otlp_proto_spans
+from trailcheck.importing.records import RawSpan, Rejection
+from trailcheck.importing.transport.otlp_json import decode_otlp_json_spans
+from trailcheck.importing.transport.otlp_proto import decode_otlp_proto_spans
 from trailcheck.serve.body import BodyEncoding
 from trailcheck.serve.refusal import BAD_REQUEST, RequestRefused
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.records import LogEvent, RawSpan
+from trailcheck.importing.records import LogEvent, RawSpan
 from trailcheck.serve.log_codec import decode_log_event
 from trailcheck.serve.span_codec import decode_span
 from trailcheck.store import PendingTrace, Store

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from trailcheck.ingest.records import LogEvent, RawSpan
+from trailcheck.importing.records import LogEvent, RawSpan
 from trailcheck.serve.log_codec import encode_log_event, record_keys
 from trailcheck.serve.pending import PendingSpanStore
 from trailcheck.serve.span_codec import encode_span

@@ -1,4 +1,4 @@
-"""A GenAI log record (a :class:`~trailcheck.ingest.records.LogEvent`) as the opaque bytes of a
+"""A GenAI log record (a :class:`~trailcheck.importing.records.LogEvent`) as the opaque bytes of a
 pending row, and back, losslessly; and the key that tells a repeat of a record from another.
 
 The bytes are one JSON object, ``{"version": 1, "log": {...}}``, whose ``log`` holds every field
@@ -22,7 +22,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.records import LogEvent, validation_record_error
+from trailcheck.importing.records import LogEvent, validation_record_error
 from trailcheck.trace.record import Record
 
 __all__ = ["LOG_CODEC_VERSION", "decode_log_event", "encode_log_event", "record_keys"]

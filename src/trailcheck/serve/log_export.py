@@ -1,6 +1,6 @@
 """The GenAI log records of one OTLP logs export request, all of them or none.
 
-A request is decoded with the ingest decoders (:mod:`trailcheck.ingest.transport.otlp_logs`). A
+A request is decoded with the ingest decoders (:mod:`trailcheck.importing.transport.otlp_logs`). A
 GenAI record (``gen_ai.*``) that cannot be read is a Rejection, and any Rejection refuses the whole
 request with 400 and its reason naming the record's field, so nothing of the request is kept:
 keeping the rest would store a model call with a message missing. Records that are not GenAI
@@ -18,15 +18,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from trailcheck.ingest.records import IgnoredLogs, LogEvent, RawSpan, Rejection
-from trailcheck.ingest.transport.json_records import read_json_records
-from trailcheck.ingest.transport.otlp_logs import (
+from trailcheck.importing.records import IgnoredLogs, LogEvent, RawSpan, Rejection
+from trailcheck.importing.transport.json_records import read_json_records
+from trailcheck.importing.transport.otlp_logs import (
     LogItem,
     decode_otlp_logs_json,
     decode_otlp_logs_proto,
 )
-from trailcheck.ingest.transport.otlp_proto import decode_otlp_proto_spans
-from trailcheck.ingest.transport.otlp_record_kind import first_record_kind
+from trailcheck.importing.transport.otlp_proto import decode_otlp_proto_spans
+from trailcheck.importing.transport.otlp_record_kind import first_record_kind
 from trailcheck.serve.body import BodyEncoding
 from trailcheck.serve.refusal import BAD_REQUEST, RequestRefused
 

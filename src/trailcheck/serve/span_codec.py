@@ -1,7 +1,7 @@
 """A RawSpan as the opaque bytes of a pending row, and back, losslessly.
 
 The bytes are one JSON object, ``{"version": 1, "span": {...}}``, whose ``span`` holds every
-field of :class:`~trailcheck.ingest.records.RawSpan` under its own name (events and links as
+field of :class:`~trailcheck.importing.records.RawSpan` under its own name (events and links as
 objects of their fields). Decoding validates strictly: a field of the wrong type is an error,
 never coerced, so a damaged row is reported rather than turned into a different span. The OTLP
 decoders already refuse what JSON cannot hold (non-finite doubles, integers beyond 64 bits), so
@@ -16,7 +16,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from trailcheck.errors import RecordError
-from trailcheck.ingest.records import RawSpan, validation_record_error
+from trailcheck.importing.records import RawSpan, validation_record_error
 from trailcheck.trace.record import Record
 
 __all__ = ["CODEC_VERSION", "decode_span", "encode_span"]

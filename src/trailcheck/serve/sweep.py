@@ -6,9 +6,9 @@ the settle time, or when nothing of it arrived for more than the idle timeout (t
 which: ``ready_pending``). The settle time is there because an SDK exports log records apart
 from spans: the root may arrive before the log records of the last model call. The payloads are
 decoded (:mod:`trailcheck.serve.span_codec`, :mod:`trailcheck.serve.log_codec`), each log record
-appended to its span's events (:func:`~trailcheck.ingest.log_join.join_log_events`, as
+appended to its span's events (:func:`~trailcheck.importing.log_join.join_log_events`, as
 ``trailcheck import`` does), and the spans assembled with
-:func:`~trailcheck.ingest.assemble.assemble_trace`.
+:func:`~trailcheck.importing.assemble.assemble_trace`.
 
 **Poison isolation.** Whatever goes wrong with one trace (an orphan span whose parent never
 arrived, a bad attribute, a value the store cannot hold, a conflicting stored trace, a damaged
@@ -32,9 +32,9 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
 from trailcheck.errors import TrailcheckError
-from trailcheck.ingest.assemble import assemble_trace
-from trailcheck.ingest.log_join import LogTally, join_log_events
-from trailcheck.ingest.records import RawSpan
+from trailcheck.importing.assemble import assemble_trace
+from trailcheck.importing.log_join import LogTally, join_log_events
+from trailcheck.importing.records import RawSpan
 from trailcheck.serve.export import EXPORT_SOURCE
 from trailcheck.serve.log_codec import decode_log_event
 from trailcheck.serve.pending import PendingSpanStore

@@ -22,7 +22,7 @@ Every write meets one of these checks, all sharing :func:`check_integer`'s rule:
 All raise :class:`StoreLimitError`, a :class:`~trailcheck.errors.RecordError` that SQLAlchemy
 passes through unwrapped; the transaction it interrupts is rolled back whole. OTLP times are
 unsigned 64-bit: the OTLP decoders refuse one above ``INT64_MAX`` (the year 2262) at the door,
-naming the field (:func:`trailcheck.ingest.transport.otlp_values.storable_time`).
+naming the field (:func:`trailcheck.importing.transport.otlp_values.storable_time`).
 """
 
 from __future__ import annotations

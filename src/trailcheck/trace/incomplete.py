@@ -1,7 +1,7 @@
 """A trace imported although a span of it may be missing says so, and what needs every span is
 not judged on it.
 
-An import withholds a trace that may have lost a span (:mod:`trailcheck.ingest.complete_traces`).
+An import withholds a trace that may have lost a span (:mod:`trailcheck.importing.complete_traces`).
 With ``--keep-incomplete`` (``keep_incomplete=True``) it imports the traces withheld only
 because a part of the input could not be read and *might* have held one of their spans, and
 marks each in ``metadata["trailcheck.incomplete"]``::

@@ -1,7 +1,7 @@
 """Writing the trailcheck JSONL format: one :class:`~trailcheck.trace.Trace` per line, as its
 JSON, and the JSON Schema of a line (``trailcheck schema trace``). Writing leaves out fields
 that hold their default, so lines stay small; the reader
-(:mod:`trailcheck.ingest.trailcheck_jsonl`) restores them, so the round trip is lossless.
+(:mod:`trailcheck.importing.trailcheck_jsonl`) restores them, so the round trip is lossless.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ attributes and the JSON tools that read a trace back. OTLP times are unsigned 64
 legal one can be beyond them (after the year 2262).
 
 :func:`first_unstorable` finds the first such integer of a trace, with its span and field. The
-importers reject that trace with its file and line (:mod:`trailcheck.ingest.assemble`,
-:mod:`trailcheck.ingest.trailcheck_jsonl`), and the store refuses it before writing
+importers reject that trace with its file and line (:mod:`trailcheck.importing.assemble`,
+:mod:`trailcheck.importing.trailcheck_jsonl`), and the store refuses it before writing
 (:mod:`trailcheck.store.limits`, which also checks every integer column).
 """
 

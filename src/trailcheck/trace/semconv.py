@@ -4,7 +4,7 @@ Four vocabularies: the OpenTelemetry GenAI semantic conventions (``gen_ai.*``), 
 (Arize's conventions, used by Phoenix and many instrumentations), trailcheck's own
 (``trailcheck.*``), and the reserved ``otel.*`` names under which the importers keep what OTLP
 records beside a span's attributes. Names only; what they mean to a trace is decided in
-:mod:`trailcheck.ingest.spans`.
+:mod:`trailcheck.importing.spans`.
 """
 
 from __future__ import annotations

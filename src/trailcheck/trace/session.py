@@ -3,7 +3,7 @@ grading share.
 
 A session (a conversation, a thread) is the traces of one user's exchange with an agent, one
 trace per turn. The importers keep the identifiers the instrumentations record in
-``Trace.metadata`` (see :mod:`trailcheck.ingest.assemble`); the session is, the first present:
+``Trace.metadata`` (see :mod:`trailcheck.importing.assemble`); the session is, the first present:
 
 1. ``metadata["conversation_id"]``: OpenTelemetry GenAI ``gen_ai.conversation.id``, written by
    the official instrumentations, Pydantic AI and Google ADK;

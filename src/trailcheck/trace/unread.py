@@ -1,6 +1,6 @@
 """A trace's reading report: the parts of its source that trailcheck kept verbatim on the spans
 without interpreting them (an unknown message role, content block or attribute shape). Written
-by the importers (:mod:`trailcheck.ingest.unread`) into ``metadata["trailcheck.unread"]``, one
+by the importers (:mod:`trailcheck.importing.unread`) into ``metadata["trailcheck.unread"]``, one
 entry per part: ``{"span_id", "field", "reason"}``, and ``"kept"`` where the source has no span
 to keep the part on (a message log's message, verbatim)."""
 
