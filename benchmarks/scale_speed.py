@@ -37,7 +37,7 @@ from trailcheck.bulk.grading import Unmatched, grade_files
 from trailcheck.distributed import grade_files_on_ray, ray_session
 from trailcheck.distributed.ray_import import ray
 from trailcheck.importing.importer import ImportSummary
-from trailcheck.scorers import LeanGrade
+from trailcheck.scorers import Grade
 from trailcheck.trace.jsonl import dump_trace
 
 CASES = 40
@@ -63,7 +63,7 @@ def write_corpus(folder: Path, traces: int) -> tuple[Path, Path]:
 Verdicts = list[bool | str]
 
 
-def _verdicts(items: Iterable[LeanGrade | Unmatched]) -> Verdicts:
+def _verdicts(items: Iterable[Grade | Unmatched]) -> Verdicts:
     return [str(item) if isinstance(item, Unmatched) else item.passed for item in items]
 
 
