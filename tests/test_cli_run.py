@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -9,6 +10,7 @@ import pytest
 
 from tests.model_run import model_run
 from trailcheck.cli import run_cli
+from trailcheck.commands.run_impl import new_run_folder
 from trailcheck.demo.support.showcase import DEMO_RUNS
 from trailcheck.run.results import load_report
 
@@ -148,3 +150,14 @@ def test_model_option_runs_the_same_loop_on_an_openai_compatible_server(
     settings = agent["model_settings"]
     assert isinstance(settings, dict)
     assert settings["base_url"] == base_url
+
+
+def test_runs_started_in_the_same_second_get_folders_of_their_own(tmp_path: Path) -> None:
+    moment = datetime(2026, 12, 7, 10, 58, 59, tzinfo=UTC)
+    folders = [new_run_folder("support", root=tmp_path, now=moment) for _ in range(3)]
+    assert [folder.name for folder in folders] == [
+        "support-20261207T105859Z",
+        "support-20261207T105859Z-2",
+        "support-20261207T105859Z-3",
+    ]
+    assert all(folder.is_dir() for folder in folders)

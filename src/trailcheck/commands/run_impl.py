@@ -3,6 +3,7 @@ agent and an environment in; report files and a gate out."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -69,9 +70,22 @@ def print_gate(result: GateResult, console: Console) -> None:
         console.print(f"gate failed: {line}", style="bold red", markup=False)
 
 
-def _default_out(dataset_name: str) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path(".trailcheck") / "runs" / f"{dataset_name}-{stamp}"
+def new_run_folder(
+    dataset_name: str, *, root: Path = Path(".trailcheck") / "runs", now: datetime | None = None
+) -> Path:
+    """A folder made for this run, named after the dataset and the second it started; a run
+    started in the same second as another gets ``-2``, ``-3``...: the folder is created here,
+    so two runs never share one."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    root.mkdir(parents=True, exist_ok=True)
+    for attempt in itertools.count(1):
+        folder = root / (f"{dataset_name}-{stamp}" + (f"-{attempt}" if attempt > 1 else ""))
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise AssertionError("unreachable: itertools.count never ends")
 
 
 def run_command(request: RunRequest) -> None:
@@ -134,7 +148,7 @@ def run_command(request: RunRequest) -> None:
             judge=rubric_judge,
             executor=trial_executor,
         )
-    folder = request.out or _default_out(dataset.name)
+    folder = request.out or new_run_folder(dataset.name)
     written = write_run(
         result.report,
         result.trace_lines,
