@@ -251,6 +251,14 @@ def test_a_body_not_whole_by_the_body_timeout_is_overdue_at_any_pace() -> None:
     assert overdue(_upload(received=1_000_000, now_ns=whole - 1), LIMITS, whole - 1) is None
 
 
+def test_a_body_that_stopped_is_told_so_whenever_the_watch_looks() -> None:
+    # Past the whole-body timeout too: the watch runs once a second, so whether it first looks
+    # before or after that timeout must not change what the sender is told.
+    late = 40 * SECOND_NS
+    stopped = _upload(received=100, idle_s=39.0, now_ns=late)
+    assert overdue(stopped, LIMITS, late) == "no byte for 5 s (--body-read-timeout)"
+
+
 def test_a_grpc_call_is_held_to_the_body_timeout_alone() -> None:
     silent = _upload(received=0, idle_s=20.0, counts_bytes=False)
     assert overdue(silent, LIMITS, _NOW) is None  # no byte for 20 s, no rate: not counted

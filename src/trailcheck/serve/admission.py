@@ -94,21 +94,23 @@ class Upload:
 
 
 def overdue(upload: Upload, limits: UploadLimits, now_ns: int) -> str | None:
-    """Why ``upload`` is overdue at ``now_ns``, or None while it is not (see the module)."""
+    """Why ``upload`` is overdue at ``now_ns``, or None while it is not (see the module). Of
+    several reasons, the most telling is given, whenever the watch looks: a body that stopped is
+    "no byte", then one that crawls is "under the rate", then one that is merely long is "not
+    whole"."""
     elapsed_s = (now_ns - upload.started_ns) / _NS_PER_S
+    if upload.counts_bytes:
+        idle_s = (now_ns - upload.progress_ns) / _NS_PER_S
+        if idle_s >= limits.read_timeout_s:
+            return f"no byte for {limits.read_timeout_s:g} s (--body-read-timeout)"
+        owed_s = elapsed_s - limits.read_timeout_s
+        if limits.min_rate and owed_s > 0 and upload.received < limits.min_rate * owed_s:
+            return (
+                f"{upload.received} bytes in {elapsed_s:.1f} s, under {limits.min_rate} bytes/s"
+                f" after the first {limits.read_timeout_s:g} s (--body-min-rate)"
+            )
     if elapsed_s >= limits.body_timeout_s:
         return f"not whole after {limits.body_timeout_s:g} s (--body-timeout)"
-    if not upload.counts_bytes:
-        return None
-    idle_s = (now_ns - upload.progress_ns) / _NS_PER_S
-    if idle_s >= limits.read_timeout_s:
-        return f"no byte for {limits.read_timeout_s:g} s (--body-read-timeout)"
-    owed_s = elapsed_s - limits.read_timeout_s
-    if limits.min_rate and owed_s > 0 and upload.received < limits.min_rate * owed_s:
-        return (
-            f"{upload.received} bytes in {elapsed_s:.1f} s, under {limits.min_rate} bytes/s"
-            f" after the first {limits.read_timeout_s:g} s (--body-min-rate)"
-        )
     return None
 
 
