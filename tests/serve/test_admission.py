@@ -5,6 +5,7 @@ call held to the whole-body timeout alone)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from trailcheck.serve.admission import Admission, Upload, UploadLimits, overdue
 from trailcheck.serve.refusal import SERVICE_UNAVAILABLE, RequestRefused
 
 SECOND_NS = 1_000_000_000
+MiB = 1024 * 1024
 LIMITS = UploadLimits(
     max_uploads=3,
     max_inflight_bytes=1000,
@@ -64,6 +66,9 @@ def _refused(call: Callable[..., object], *args: object, **kwargs: object) -> Re
     return raised.value
 
 
+_CLIENTS = itertools.count(1)
+
+
 def _admit(
     admission: Admission,
     reserve: int,
@@ -71,9 +76,12 @@ def _admit(
     *,
     declared: int | None = None,
     counts_bytes: bool = True,
+    peer: str | None = None,
 ) -> Upload:
+    """An upload from ``peer``, by default a client of its own (the caps of all uploads are
+    tested apart from one client's share)."""
     return admission.admit(
-        "127.0.0.1:5000",
+        peer or f"10.0.0.{next(_CLIENTS)}:5000",
         reserve,
         cancel or (lambda: None),
         declared=declared,
@@ -195,6 +203,58 @@ def test_release_frees_once_however_often_it_is_called(admission: Admission) -> 
     assert (admission.uploads, admission.held_bytes) == (0, 0)
 
 
+# --- no client shuts the others out ---------------------------------------------------------------
+
+FAIR = UploadLimits(max_uploads=8, max_inflight_bytes=16 * MiB)  # defaults: 2 uploads, 8 MiB
+
+
+def test_one_client_may_have_a_quarter_of_the_uploads_whatever_its_ports() -> None:
+    admission = Admission(FAIR)
+    _admit(admission, 10, peer="10.1.1.1:4000")
+    _admit(admission, 10, peer="10.1.1.1:4001")
+    refusal = _refused(_admit, admission, 10, peer="10.1.1.1:4002")
+    assert "2 uploads of 10.1.1.1 are in flight, the most one client may have" in refusal.message
+    grpc_same_client = "ipv4:10.1.1.1:4003"
+    _refused(_admit, admission, 10, peer=grpc_same_client)
+    other = _admit(admission, 10, peer="ipv6:[::1]:4000")  # another client is served
+    assert (other.client, admission.uploads) == ("::1", 3)
+
+
+def test_one_clients_uploads_hold_half_of_the_bytes_past_its_first() -> None:
+    admission = Admission(FAIR)
+    first = _admit(admission, 6 * MiB, peer="10.1.1.1:4000")  # a first upload: any size
+    refusal = _refused(_admit, admission, 2 * MiB + 1, peer="10.1.1.1:4001")
+    assert "do not fit beside the 6291456 its uploads hold (at most 8388608" in refusal.message
+    _admit(admission, 512 * 1024, peer="10.1.1.2:4000")  # another client still fits
+    admission.release(first)
+    assert admission.held_bytes == 512 * 1024
+
+
+def test_large_bodies_leave_an_eighth_of_the_bytes_to_small_ones() -> None:
+    admission = Admission(UploadLimits(max_uploads=32, max_inflight_bytes=16 * MiB))
+    large = [_admit(admission, 4 * MiB, declared=4 * MiB) for _ in range(3)]  # 12 of 16 MiB
+    # 15 of 16 MiB would fit all uploads, but not beside the 2 MiB kept for small bodies.
+    refusal = _refused(_admit, admission, 3 * MiB, declared=3 * MiB)
+    assert "kept for small bodies" in refusal.message
+    small = [_admit(admission, 1 * MiB, declared=1 * MiB) for _ in range(4)]  # up to 16 MiB
+    assert admission.held_bytes == 16 * MiB
+    for upload in [*large, *small]:
+        admission.release(upload)
+    alone = _admit(admission, 16 * MiB, declared=16 * MiB)  # alone, the largest body fits
+    assert alone.reserved == 16 * MiB
+
+
+def test_a_chunked_body_growing_large_is_held_to_the_headroom() -> None:
+    admission = Admission(UploadLimits(max_uploads=32, max_inflight_bytes=16 * MiB))
+    other = _admit(admission, 13 * MiB, declared=13 * MiB)
+    chunked = _admit(admission, 0)
+    admission.receive(chunked, 1 * MiB)  # small so far (14 of 16 MiB): the headroom is open
+    refusal = _refused(admission.receive, chunked, 1)
+    assert "kept for small bodies" in refusal.message
+    admission.release(other)
+    admission.receive(chunked, 1)  # alone now
+
+
 # --- overdue bodies ------------------------------------------------------------------------------
 
 
@@ -205,6 +265,7 @@ def _upload(
     (default :data:`_NOW`)."""
     return Upload(
         peer="p",
+        client="p",
         declared=None,
         started_ns=0,
         cancel=lambda: None,

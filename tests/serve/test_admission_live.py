@@ -41,12 +41,17 @@ pytestmark = pytest.mark.live
 
 MAX_BODY = 4096
 ROOM = 2 * MAX_BODY + MAX_BODY // 2
+# Every upload here comes from loopback: one client, given the whole of each cap (one client's
+# share is tested in test_admission.py).
 LIMITS = UploadLimits(
     max_uploads=3,
     max_inflight_bytes=ROOM,
     body_timeout_s=30.0,
     read_timeout_s=5.0,
     min_rate=100,
+    max_client_uploads=3,
+    max_client_bytes=ROOM,
+    small_body_headroom=0,
 )
 EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 

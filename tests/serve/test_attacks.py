@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Final
 
 import grpc
+import httpx
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
@@ -84,6 +85,23 @@ def patient(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
     """Small caps, timeouts longer than any test: nothing here is decided by time."""
     yield from _serve(
         tmp_path_factory.mktemp("patient"),
+        [
+            *("--max-body-bytes", str(MAX_BODY), "--max-inflight-bytes", str(IN_FLIGHT)),
+            *("--max-uploads", str(MAX_UPLOADS)),
+            *("--body-read-timeout", "100", "--body-timeout", "110", "--body-min-rate", "0"),
+            # Every test client is 127.0.0.1: here one client may take every cap (one client's
+            # share is the `fair` server's).
+            *("--max-client-uploads", str(MAX_UPLOADS), "--max-client-bytes", str(IN_FLIGHT)),
+        ],
+    )
+
+
+@pytest.fixture(scope="module")
+def fair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    """The patient server's caps and timeouts, with each client's default share: a quarter of
+    the uploads, half of the bytes."""
+    yield from _serve(
+        tmp_path_factory.mktemp("fair"),
         [
             *("--max-body-bytes", str(MAX_BODY), "--max-inflight-bytes", str(IN_FLIGHT)),
             *("--max-uploads", str(MAX_UPLOADS)),
@@ -438,7 +456,8 @@ def _address(url: str) -> tuple[str, int]:
 def test_stalled_uploads_hold_no_more_than_the_bytes_admitted(patient: ServeProcess) -> None:
     before = patient.memory().resident
     stalls = Stalls(patient, declared=MAX_BODY)
-    admitted = IN_FLIGHT // MAX_BODY  # each reserves its declared size
+    # Each reserves its declared size; bodies over 1 MiB leave an eighth to small ones.
+    admitted = (IN_FLIGHT - IN_FLIGHT // 8) // MAX_BODY
     stalls.start(40)
     try:
         wait_until(
@@ -449,10 +468,11 @@ def test_stalled_uploads_hold_no_more_than_the_bytes_admitted(patient: ServeProc
         assert set(refused) <= {"503", "reset"}, refused
         gained = patient.memory().resident - before
         assert gained < IN_FLIGHT + STALL_SLACK, f"{gained / MiB:.0f} MiB for stalled uploads"
-        # Meanwhile a good trace is refused while the bytes are taken, and retried (503).
-        busy = patient.post("/v1/traces", protobuf_body(agent_span(_trace_id())))
+        # Meanwhile a large body is refused (503, retried later), and a good trace is taken.
+        busy = patient.post("/v1/traces", bytes(MAX_BODY), {**PROTOBUF})
         assert busy.status_code == 503
         assert busy.headers["retry-after"] == "1"
+        assert patient.post_good_trace()
     finally:
         stalls.leave()
     assert sum(stalls.answered().values()) == 40
@@ -466,6 +486,31 @@ def test_stalled_uploads_hold_no_more_than_the_bytes_admitted(patient: ServeProc
         "a line for each client that left",
     )
     _survives(patient)
+
+
+def test_one_clients_stalled_uploads_do_not_shut_out_another(fair: ServeProcess) -> None:
+    stalls = Stalls(fair, declared=MAX_BODY)
+    stalls.start(6)  # 127.0.0.1: two are admitted (its share of the uploads), four refused
+    try:
+        wait_until(lambda: stalls.answered()["503"] == 4, "the client's other uploads refused")
+        other = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+        with other:
+            trace_id = _trace_id()
+            answer = other.post(
+                f"{fair.url}/v1/traces",
+                content=protobuf_body(agent_span(trace_id)),
+                headers=PROTOBUF,
+                timeout=GUARD_S,
+            )
+            assert answer.status_code == 200, answer.text
+            large = other.post(
+                f"{fair.url}/v1/traces", content=bytes(MAX_BODY), headers=PROTOBUF, timeout=GUARD_S
+            )
+            assert large.status_code == 400, large.text  # admitted, then refused: not protobuf
+        assert fair.stored(trace_id).trace_id == trace_id
+    finally:
+        stalls.leave()
+    _survives(fair)
 
 
 def test_a_client_that_leaves_mid_body_is_one_log_line(patient: ServeProcess) -> None:
@@ -559,7 +604,8 @@ def test_grpc_refuses_oversized_and_malformed_messages_by_code(patient: ServePro
 
 
 def test_grpc_calls_past_the_bytes_in_flight_are_unavailable(patient: ServeProcess) -> None:
-    # Each call reserves the largest message until its message arrives: four fill 8 MiB.
+    # Each call reserves the largest message until its message arrives: three fill what large
+    # bodies may hold of 8 MiB (an eighth is kept for small ones).
     release = threading.Event()
 
     def later() -> Iterator[bytes]:
@@ -571,11 +617,11 @@ def test_grpc_calls_past_the_bytes_in_flight_are_unavailable(patient: ServeProce
         export = channel.stream_unary(EXPORT)
 
         def probe_refused() -> grpc.RpcError | None:
-            """A probe's refusal once four held calls fill the bytes. A probe that came before
+            """A probe's refusal once three held calls fill the bytes. A probe that came before
             the held calls were all admitted was taken, and may have left one of them
             refused: it is replaced, as an exporter would retry it."""
             held[:] = [call for call in held if not call.done()]
-            while len(held) < IN_FLIGHT // MAX_BODY:
+            while len(held) < (IN_FLIGHT - IN_FLIGHT // 8) // MAX_BODY:
                 held.append(export.future(later(), timeout=GUARD_S))
             try:
                 _grpc_export(patient, protobuf_body(agent_span(_trace_id())))
@@ -584,7 +630,7 @@ def test_grpc_calls_past_the_bytes_in_flight_are_unavailable(patient: ServeProce
             return None
 
         try:
-            unavailable = wait_until(probe_refused, "a call refused while four are held")
+            unavailable = wait_until(probe_refused, "a call refused while three are held")
         finally:
             release.set()
         assert unavailable.code() == grpc.StatusCode.UNAVAILABLE

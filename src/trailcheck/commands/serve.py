@@ -129,6 +129,28 @@ class ServeRequest(NamedTuple):
             help="Bytes the uploads in flight may hold together; more get 503.",
         ),
     ] = DEFAULT_MAX_INFLIGHT_BYTES
+    max_client_uploads: Annotated[
+        int | None,
+        typer.Option(
+            rich_help_panel="Uploads",
+            min=1,
+            metavar="N",
+            show_default=False,
+            help="Uploads one client address may have in flight (default: a quarter of"
+            " `--max-uploads`).",
+        ),
+    ] = None
+    max_client_bytes: Annotated[
+        int | None,
+        typer.Option(
+            rich_help_panel="Uploads",
+            min=1,
+            metavar="BYTES",
+            show_default=False,
+            help="Bytes one client's uploads may hold together past its first (default: half"
+            " of `--max-inflight-bytes`).",
+        ),
+    ] = None
     body_timeout: Annotated[
         float,
         typer.Option(

@@ -78,4 +78,6 @@ def _upload_limits(request: ServeRequest) -> UploadLimits:
         body_timeout_s=request.body_timeout,
         read_timeout_s=request.body_read_timeout,
         min_rate=request.body_min_rate,
+        max_client_uploads=request.max_client_uploads,
+        max_client_bytes=request.max_client_bytes,
     )

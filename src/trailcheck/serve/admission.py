@@ -12,6 +12,16 @@ admitted before its body is read, or refused with 503 (gRPC ``UNAVAILABLE``) and
   largest message it may carry, since gRPC tells its size only once it has all of it, and then
   the size received. The gunzipped bytes are reserved beside the body as they are made.
 
+No client can shut the others out (a few stalled uploads of the largest size would otherwise
+fill the bytes in flight until they time out): while a client has an upload in flight, its
+uploads together take at most a quarter of the uploads (:attr:`UploadLimits.client_uploads`,
+``--max-client-uploads``) and half of the bytes (:attr:`UploadLimits.client_bytes`,
+``--max-client-bytes``); and while anything else is in flight, a body over
+:data:`SMALL_BODY_BYTES` may not take the last eighth of the bytes
+(:attr:`UploadLimits.headroom_bytes`), kept for the small exports most senders make. A client is
+an address, whatever its port. The first upload of a client, and a body alone in flight, are
+held to the caps of all uploads only, so the largest body is always admissible.
+
 While its body arrives an upload is watched (:meth:`Admission.cut_off_overdue`, every second in
 the server) and cut off when it is overdue (:func:`overdue`): no byte for ``read_timeout_s``;
 after that long, less than ``min_rate`` bytes per second on average since it began (less the
@@ -32,6 +42,7 @@ from trailcheck.serve.refusal import SERVICE_UNAVAILABLE, RequestRefused
 
 __all__ = [
     "DEFAULT_WATCH_INTERVAL_S",
+    "SMALL_BODY_BYTES",
     "Admission",
     "Upload",
     "UploadLimits",
@@ -42,6 +53,9 @@ _MiB: Final = 1024 * 1024
 _NS_PER_S: Final = 1_000_000_000
 # How often the server looks for overdue uploads: the timeouts are this much late at most.
 DEFAULT_WATCH_INTERVAL_S: Final = 1.0
+# A body up to this size may use the headroom kept for small bodies (an OTLP export of a few
+# traces is some kilobytes).
+SMALL_BODY_BYTES: Final = 1 * _MiB
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,11 @@ class UploadLimits:
     body_timeout_s: float = 30.0
     read_timeout_s: float = 10.0
     min_rate: int = 16 * 1024  # bytes per second; 0 checks no rate
+    # One client's share (None: a quarter of the uploads, half of the bytes), and the bytes kept
+    # for small bodies (None: an eighth; 0 keeps none). See the module.
+    max_client_uploads: int | None = None
+    max_client_bytes: int | None = None
+    small_body_headroom: int | None = None
 
     def __post_init__(self) -> None:
         if self.max_uploads < 1:
@@ -67,6 +86,36 @@ class UploadLimits:
                 raise ValueError(f"{name} must be a positive number of seconds, got {seconds}")
         if self.min_rate < 0:
             raise ValueError(f"min_rate must not be negative, got {self.min_rate}")
+        for name in ("max_client_uploads", "max_client_bytes"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.small_body_headroom is not None and self.small_body_headroom < 0:
+            raise ValueError(
+                f"small_body_headroom must not be negative, got {self.small_body_headroom}"
+            )
+
+    @property
+    def client_uploads(self) -> int:
+        """The uploads one client may have in flight (default: a quarter of all, at least 1)."""
+        if self.max_client_uploads is not None:
+            return self.max_client_uploads
+        return max(1, self.max_uploads // 4)
+
+    @property
+    def client_bytes(self) -> int:
+        """The bytes one client's uploads may hold together, past its first (default: half)."""
+        if self.max_client_bytes is not None:
+            return self.max_client_bytes
+        return max(1, self.max_inflight_bytes // 2)
+
+    @property
+    def headroom_bytes(self) -> int:
+        """The bytes kept for small bodies while anything else is in flight (default: an
+        eighth)."""
+        if self.small_body_headroom is not None:
+            return self.small_body_headroom
+        return self.max_inflight_bytes // 8
 
     def check_body_limit(self, max_body_bytes: int) -> None:
         """ValueError when one body of ``max_body_bytes`` could never be admitted."""
@@ -82,6 +131,7 @@ class Upload:
     """One request body in flight: who sends it, what it reserved, how far it has come."""
 
     peer: str
+    client: str
     declared: int | None
     started_ns: int
     cancel: Callable[[], None]
@@ -91,6 +141,16 @@ class Upload:
     progress_ns: int = 0
     receiving: bool = True
     cut_reason: str | None = field(default=None)
+
+
+def client_of(peer: str) -> str:
+    """The address of a peer, without its port: ``10.0.0.7`` of ``10.0.0.7:51234`` (HTTP) or
+    ``ipv4:10.0.0.7:51234`` (gRPC), ``::1`` of ``::1:51234`` or ``ipv6:[::1]:51234``."""
+    address = peer.removeprefix("ipv4:").removeprefix("ipv6:")
+    host, colon, port = address.rpartition(":")
+    if not colon or not port.isdigit():
+        return address
+    return host.removeprefix("[").removesuffix("]")
 
 
 def overdue(upload: Upload, limits: UploadLimits, now_ns: int) -> str | None:
@@ -128,6 +188,8 @@ class Admission:
         self._lock = threading.Lock()
         self._uploads: set[Upload] = set()
         self._held = 0
+        self._client_uploads: dict[str, int] = {}
+        self._client_held: dict[str, int] = {}
 
     @property
     def uploads(self) -> int:
@@ -156,17 +218,23 @@ class Admission:
         counts_bytes: bool = True,
     ) -> Upload:
         """A new upload reserving ``reserve`` bytes, or RequestRefused (503) when the uploads in
-        flight are at their cap, or ``reserve`` does not fit beside what they hold. ``cancel``
-        cuts its body off; it may be called from any thread."""
+        flight, or this client's, are at their cap, or ``reserve`` does not fit beside what they
+        hold (see the module). ``cancel`` cuts its body off; it may be called from any thread."""
         now = self._clock()
+        client = client_of(peer)
         with self._lock:
             if len(self._uploads) >= self.limits.max_uploads:
                 raise _busy(f"{len(self._uploads)} uploads are in flight, the most it takes")
-            if self._held + reserve > self.limits.max_inflight_bytes:
-                raise _busy(self._no_room(reserve))
-            upload = Upload(peer, declared, now, cancel, counts_bytes, reserve, progress_ns=now)
+            mine = self._client_uploads.get(client, 0)
+            if mine >= self.limits.client_uploads:
+                raise _busy(
+                    f"{mine} uploads of {client} are in flight, the most one client may have"
+                )
+            upload = Upload(peer, client, declared, now, cancel, counts_bytes, 0, progress_ns=now)
+            self._check_room(upload, reserve, others_of_client=mine)
             self._uploads.add(upload)
-            self._held += reserve
+            self._client_uploads[client] = mine + 1
+            self._take(upload, reserve)
             return upload
 
     def receive(self, upload: Upload, size: int) -> None:
@@ -195,7 +263,13 @@ class Admission:
         with self._lock:
             if upload in self._uploads:
                 self._uploads.discard(upload)
-                self._held -= upload.reserved
+                self._take(upload, -upload.reserved)
+                left = self._client_uploads[upload.client] - 1
+                if left:
+                    self._client_uploads[upload.client] = left
+                else:
+                    del self._client_uploads[upload.client]
+                    del self._client_held[upload.client]
 
     def cut_off_overdue(self) -> list[Upload]:
         """Cut off every upload whose body is overdue (:func:`overdue`); those cut off."""
@@ -215,10 +289,43 @@ class Admission:
         more = total - upload.reserved
         if more <= 0 and not shrink:
             return
-        if more > 0 and self._held + more > self.limits.max_inflight_bytes:
+        if more > 0:
+            others = self._client_uploads.get(upload.client, 1) - 1
+            self._check_room(upload, more, others_of_client=others)
+        self._take(upload, more)
+
+    def _check_room(self, upload: Upload, more: int, *, others_of_client: int) -> None:
+        """RequestRefused (503) when ``upload`` may not hold ``more`` bytes besides what it
+        holds: past the bytes of all uploads; past a client's share, when the client has other
+        uploads in flight; into the headroom of small bodies, when it is large and not alone."""
+        limits = self.limits
+        if self._held + more > limits.max_inflight_bytes:
             raise _busy(self._no_room(more))
+        if others_of_client:
+            client_held = self._client_held.get(upload.client, 0)
+            if client_held + more > limits.client_bytes:
+                raise _busy(
+                    f"{more} more bytes of {upload.client} do not fit beside the {client_held}"
+                    f" its uploads hold (at most {limits.client_bytes}, half of all)"
+                )
+        alone = not self._uploads or self._uploads == {upload}
+        large = upload.reserved + more > SMALL_BODY_BYTES
+        if (
+            large
+            and not alone
+            and self._held + more > limits.max_inflight_bytes - limits.headroom_bytes
+        ):
+            raise _busy(
+                f"{more} more bytes of a body over {SMALL_BODY_BYTES} bytes do not fit beside the"
+                f" {self._held} bytes in flight and the {limits.headroom_bytes} kept for small"
+                " bodies"
+            )
+
+    def _take(self, upload: Upload, more: int) -> None:
+        """Count ``more`` bytes (fewer, when negative) as held by ``upload``."""
         upload.reserved += more
         self._held += more
+        self._client_held[upload.client] = self._client_held.get(upload.client, 0) + more
 
     def _no_room(self, wanted: int) -> str:
         return (
