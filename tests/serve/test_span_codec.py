@@ -88,7 +88,7 @@ def test_a_value_json_cannot_hold_is_a_record_error_naming_the_span() -> None:
 @pytest.mark.parametrize(
     ("payload", "field"),
     [
-        (b'{"version": 2, "span": {}}', "version"),
+        (b'{"version": 9, "span": {}}', "version"),
         (b"[]", None),
         (b"not json", None),
     ],

@@ -25,8 +25,8 @@ def test_pending_spans_survive_a_restart_and_repeats_are_ignored(store_url: str)
         store.add_pending([_span("t1", "s1", 1), _span("t1", "s2", 2)])
         store.add_pending([_span("t1", "s2", 3), _span("t2", "s1", 4), _span("t2", "s1", 5)])
     with Store.open(store_url) as reopened:
-        assert reopened.pending_payloads("t1") == [b"t1/s1", b"t1/s2"]
-        assert reopened.pending_payloads("t2") == [b"t2/s1"]
+        assert [p.span for p in reopened.pending_payloads("t1")] == [b"t1/s1", b"t1/s2"]
+        assert [p.span for p in reopened.pending_payloads("t2")] == [b"t2/s1"]
         assert reopened.pending_payloads("t3") == []
 
 
@@ -34,7 +34,12 @@ def test_spans_come_back_in_arrival_order_not_id_order(store_url: str) -> None:
     with Store.open(store_url) as store:
         store.add_pending([_span("t1", "zz", 1), _span("t1", "aa", 1), _span("t1", "mm", 1)])
         store.add_pending([_span("t1", "bb", 1)])  # the same clock reading: arrival still counts
-        assert store.pending_payloads("t1") == [b"t1/zz", b"t1/aa", b"t1/mm", b"t1/bb"]
+        assert [p.span for p in store.pending_payloads("t1")] == [
+            b"t1/zz",
+            b"t1/aa",
+            b"t1/mm",
+            b"t1/bb",
+        ]
 
 
 def test_pending_log_records_survive_a_restart_in_order_and_repeats_are_ignored(
@@ -125,7 +130,7 @@ def test_completing_ingests_the_trace_and_drops_its_spans(store_url: str) -> Non
         assert store.get_trace("t1") == refund_trace("t1")
         assert store.pending_payloads("t1") == []
         assert store.ready_pending(2, SECOND) == []
-        assert store.pending_payloads("t2") == [b"t2/s1"]
+        assert [p.span for p in store.pending_payloads("t2")] == [b"t2/s1"]
         assert store.pending_traces()[0].trace_id == "t2"
 
 
@@ -147,7 +152,7 @@ def test_a_conflicting_completion_changes_nothing(store_url: str) -> None:
         with pytest.raises(InputError, match="trace 't1': refused"):
             store.complete_pending("t1", refund_trace("t1", answer="other"))
         assert store.get_trace("t1").final_output == "Refunded."
-        assert store.pending_payloads("t1") == [b"t1/s1"]
+        assert [p.span for p in store.pending_payloads("t1")] == [b"t1/s1"]
 
 
 def test_completion_names_its_own_trace(store_url: str) -> None:
@@ -155,4 +160,4 @@ def test_completion_names_its_own_trace(store_url: str) -> None:
         store.add_pending([_span("t1", "s1", 1)])
         with pytest.raises(UsageError, match="completed with trace 't2'"):
             store.complete_pending("t1", lookup_trace("t2"))
-        assert store.pending_payloads("t1") == [b"t1/s1"]
+        assert [p.span for p in store.pending_payloads("t1")] == [b"t1/s1"]

@@ -37,7 +37,7 @@ def test_a_quarantined_trace_keeps_its_rows_and_is_never_ready(store_url: str) -
         _held(store)
         store.quarantine_pending("t1", "span 'tool': field 'end_ns': too late")
         assert store.ready_pending(100 * SECOND, SECOND) == ["t2"]
-        assert store.pending_payloads("t1") == [b"t1/root", b"t1/tool"]
+        assert [p.span for p in store.pending_payloads("t1")] == [b"t1/root", b"t1/tool"]
         assert store.pending_log_payloads("t1") == [b"t1/log"]
         [first, second] = store.pending_traces()
         assert (first.trace_id, first.span_count, first.log_count) == ("t1", 2, 1)
