@@ -2,25 +2,29 @@
 spans, and how long a good trace waits while a request of many one-span traces is handled.
 
 Each part runs on a fresh server (``trailcheck serve`` on 127.0.0.1, a port the OS picks, SQLite
-in a temporary folder, ``--no-grpc``, the default ``--settle`` of 2 s unless given after ``--``):
+in a temporary folder, ``--no-grpc``, the default ``--settle`` of 2 s unless given after ``--``),
+first of the baseline (``--baseline SRC``: the ``src`` folder of a checkout of an earlier commit,
+the server's ``PYTHONPATH``), then of this checkout, and the figures are printed side by side:
 
 (a) **Memory.** One OTLP protobuf request of ``--spans`` tiny spans (default 200,000, in traces
     of ``--spans-per-trace``: a root that has ended and its children; about 12 MB), posted once
-    the server answered a small export. Printed: the body's size, the answer and its time, the
-    server's RSS before, its peak (``VmHWM``) while the request was handled and until every
-    trace was stored, and the bytes of the pending rows per span against the span's protobuf
-    encoding (read from the store before the sweep took them: ``--settle`` long enough).
+    the server answered a small export. Printed: the answer and its time, the server's RSS
+    before, its peak (``VmHWM``) while the request was handled and until every trace was
+    stored, the bytes of the pending rows per span (payload and ids, of the rows still pending
+    when the answer came) against the span's protobuf encoding, and when every trace was stored.
 (b) **Head-of-line.** One request of ``--traces`` one-span traces (default 100,000: each a root
-    that has ended) posted in a thread; at each of ``--good-after`` seconds after it (default 1,
-    4 and 8), a good trace of one root span is posted. Printed: the big request's answer and
-    time; for each good trace, whether the big request was still being handled, its answer and
-    delay, and when the store had it (polled every 50 ms), from its post; and when the big
-    request's traces were all stored (or how many were, within ``--guard`` seconds).
+    that has ended) posted in a thread; at each of ``--good-after`` seconds after it (default 0.5,
+    1.5, 4 and 8), a good trace of one root span is posted from a thread of its own. Printed: the
+    big request's answer and time; for each good trace, whether the big request was still being
+    handled, its answer and delay, and when the store had it (polled every 50 ms), from its
+    post; and when the big request's traces were all stored (or how many were, within
+    ``--guard`` seconds).
 
-The baseline figures come from running it against a checkout of an earlier commit::
+The store is read with ``sqlite3`` alone, so a baseline's database is never migrated by this
+checkout::
 
     git worktree add /tmp/serve-base 0c444cf
-    PYTHONPATH=/tmp/serve-base/src python benchmarks/serve_memory.py
+    python benchmarks/serve_memory.py --baseline /tmp/serve-base/src
     python benchmarks/serve_memory.py [--spans 200000] [--traces 100000] [-- --settle 2]
 
 Arguments after ``--`` go to ``trailcheck serve``. Linux only (``/proc``).
@@ -33,13 +37,14 @@ import contextlib
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +56,8 @@ MiB = 1024 * 1024
 START_GUARD_S = 60.0
 STORE_GUARD_S = 600.0
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
-GOOD_TRACE = "600d600d600d600d600d600d600d600d"
 WARM_TRACE = "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a"
+THIS = str(Path(__file__).resolve().parents[1] / "src")
 
 
 def rss(pid: int) -> tuple[int, int]:
@@ -75,7 +80,7 @@ def free_port() -> int:
 class Server:
     process: subprocess.Popen[bytes]
     url: str
-    db: str
+    path: Path
 
     @property
     def pid(self) -> int:
@@ -83,18 +88,20 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(folder: Path, extra: list[str]) -> Iterator[Server]:
+def running_server(folder: Path, src: str, extra: list[str]) -> Iterator[Server]:
+    """``trailcheck serve`` from ``src`` over a new SQLite file in ``folder``."""
     port = free_port()
-    db = f"sqlite:///{folder / 'big.db'}"
+    path = folder / "big.db"
     log = folder / "serve.log"
     command = [
         sys.executable,
         *("-c", "from trailcheck.cli import main; main()"),
-        *("serve", "--db", db, "--port", str(port), "--no-grpc", *extra),
+        *("serve", "--db", f"sqlite:///{path}", "--port", str(port), "--no-grpc", *extra),
     ]
+    env = {**os.environ, "PYTHONPATH": src}
     with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    server = Server(process, f"http://127.0.0.1:{port}", db)
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+    server = Server(process, f"http://127.0.0.1:{port}", path)
     try:
         guard = time.monotonic() + START_GUARD_S
         while True:
@@ -149,125 +156,115 @@ def trace_ids(count: int, salt: int) -> list[str]:
 def post(url: str, body: bytes) -> tuple[int, str, float]:
     began = time.monotonic()
     response = httpx.post(f"{url}/v1/traces", content=body, headers=PROTOBUF, timeout=600.0)
-    return response.status_code, response.text[:200], time.monotonic() - began
+    return response.status_code, response.text[:120], time.monotonic() - began
 
 
-class PeakWatch:
-    """Polls a process's RSS every 20 ms, in a thread, for its peak (VmHWM misses nothing, but
-    this also says when the peak came)."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.02):
-            with contextlib.suppress(FileNotFoundError):
-                self.peak = max(self.peak, rss(self.pid)[0])
-
-    def stop(self) -> int:
-        self._stop.set()
-        self._thread.join()
-        return self.peak
+def _read(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+    connection.execute("PRAGMA query_only = 1")
+    return connection
 
 
-def stored_count(db: str, ids: list[str]) -> int:
-    from sqlalchemy import func, select
-
-    from trailcheck.store import Store, schema
-
-    with Store.open(db) as store, store.engine.connect() as connection:
-        found = 0
+def stored_count(path: Path, ids: list[str]) -> int:
+    found = 0
+    with contextlib.closing(_read(path)) as connection:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            query = select(func.count()).where(schema.traces.c.trace_id.in_(chunk))
-            found += int(connection.scalar(query) or 0)
-        return found
+            marks = ", ".join("?" * len(chunk))
+            query = f"SELECT count(*) FROM traces WHERE trace_id IN ({marks})"
+            found += connection.execute(query, chunk).fetchone()[0]
+    return found
 
 
-def pending_bytes(db: str) -> tuple[int, int]:
+def pending_bytes(path: Path) -> tuple[int, int]:
     """The pending rows' count and bytes (their payloads and ids)."""
-    from sqlalchemy import text
-
-    from trailcheck.store import Store
-
-    with Store.open(db) as store, store.engine.connect() as connection:
-        row = connection.execute(
-            text(
-                "SELECT count(*), coalesce(sum(length(payload) + length(trace_id)"
-                " + length(span_id)), 0) FROM pending_spans"
-            )
-        ).one()
-        return int(row[0]), int(row[1])
+    query = (
+        "SELECT count(*), coalesce(sum(length(payload) + length(trace_id) + length(span_id)), 0)"
+        " FROM pending_spans"
+    )
+    with contextlib.closing(_read(path)) as connection:
+        rows, size = connection.execute(query).fetchone()
+    return int(rows), int(size)
 
 
-def wait_stored(db: str, ids: list[str], guard_s: float = STORE_GUARD_S) -> float | None:
+def wait_stored(path: Path, ids: list[str], guard_s: float = STORE_GUARD_S) -> float | None:
     """Seconds until the store holds every trace of ``ids`` (None: not within ``guard_s``)."""
     began = time.monotonic()
     while time.monotonic() - began < guard_s:
-        if stored_count(db, ids) == len(ids):
+        if stored_count(path, ids) == len(ids):
             return time.monotonic() - began
         time.sleep(0.05)
     return None
 
 
-def memory(count: int, per_trace: int, extra: list[str]) -> None:
-    ids = trace_ids(count // per_trace, 0xB16)
-    body = export_body([(trace_id, per_trace) for trace_id in ids])
-    span_bytes = len(body) / count
-    with tempfile.TemporaryDirectory() as folder, running_server(Path(folder), extra) as server:
+@dataclass
+class MemoryFigures:
+    status: int
+    answer_s: float
+    before: int
+    peak: int
+    rows: int
+    row_bytes: int
+    stored_s: float | None
+
+
+def memory(src: str, ids: list[str], body: bytes, extra: list[str]) -> MemoryFigures:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        running_server(Path(folder), src, extra) as server,
+    ):
         before, _ = rss(server.pid)
-        watch = PeakWatch(server.pid)
-        status, text, answer_s = post(server.url, body)
-        rows, row_bytes = pending_bytes(server.db)
-        stored_s = wait_stored(server.db, ids)
-        polled = watch.stop()
+        status, _, answer_s = post(server.url, body)
+        rows, row_bytes = pending_bytes(server.path)
+        stored_s = wait_stored(server.path, ids)
         _, peak = rss(server.pid)
-    print(
-        f"== (a) one request of {count} spans in {len(ids)} traces: {len(body) / MiB:.1f} MiB"
-        f" ({span_bytes:.0f} bytes a span)"
-    )
-    print(f"  answer {status} {text!r} in {answer_s:.1f} s")
-    print(
-        f"  RSS before {before / MiB:.0f} MiB; peak {peak / MiB:.0f} MiB"
-        f" (polled {polled / MiB:.0f})"
-    )
-    if rows:
-        print(
-            f"  pending rows after the answer: {rows}, {row_bytes / rows:.0f} bytes a span"
-            f" ({row_bytes / rows / span_bytes:.1f}x its protobuf)"
-        )
-    shown = "NOT within the guard" if stored_s is None else f"{answer_s + stored_s:.1f} s"
-    print(f"  every trace stored {shown} after the post")
+    stored = None if stored_s is None else answer_s + stored_s
+    return MemoryFigures(status, answer_s, before, peak, rows, row_bytes, stored)
 
 
-def head_of_line(count: int, good_after: list[float], guard_s: float, extra: list[str]) -> None:
-    ids = trace_ids(count, 0xF100D)
-    body = export_body([(trace_id, 1) for trace_id in ids])
-    with tempfile.TemporaryDirectory() as folder, running_server(Path(folder), extra) as server:
-        big: dict[str, Any] = {}
+@dataclass
+class GoodTrace:
+    posted_s: float
+    during: bool
+    status: int
+    answer_s: float
+    stored_s: float | None
+
+
+@dataclass
+class LineFigures:
+    status: int = 0
+    answer_s: float = 0.0
+    goods: dict[int, GoodTrace] = field(default_factory=dict)
+    all_stored_s: float | None = None
+    kept: int = 0
+
+
+def head_of_line(
+    src: str, ids: list[str], body: bytes, good_after: list[float], guard_s: float, extra: list[str]
+) -> LineFigures:
+    figures = LineFigures()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        running_server(Path(folder), src, extra) as server,
+    ):
         began = time.monotonic()
 
         def post_big() -> None:
-            big["answer"] = post(server.url, body)
-            big["at"] = time.monotonic() - began
+            figures.status, _, figures.answer_s = post(server.url, body)
 
-        thread = threading.Thread(target=post_big)
-        thread.start()
-        goods: dict[int, tuple[float, bool, int, str, float, float | None]] = {}
+        big = threading.Thread(target=post_big)
+        big.start()
 
         def post_good(number: int, after_s: float) -> None:
             time.sleep(max(0.0, began + after_s - time.monotonic()))
             good = f"600d{number:028x}"
             posted = time.monotonic() - began
-            during = thread.is_alive()
-            status, text, answer_s = post(server.url, export_body([(good, 1)]))
-            stored_s = wait_stored(server.db, [good], guard_s)
-            stored_at = None if stored_s is None else answer_s + stored_s
-            goods[number] = (posted, during, status, text, answer_s, stored_at)
+            during = big.is_alive()
+            status, _, answer_s = post(server.url, export_body([(good, 1)]))
+            stored_s = wait_stored(server.path, [good], guard_s)
+            stored = None if stored_s is None else answer_s + stored_s
+            figures.goods[number] = GoodTrace(posted, during, status, answer_s, stored)
 
         posters = [
             threading.Thread(target=post_good, args=(number, after_s))
@@ -277,37 +274,79 @@ def head_of_line(count: int, good_after: list[float], guard_s: float, extra: lis
             poster.start()
         for poster in posters:
             poster.join()
-        thread.join()
+        big.join()
         left_s = max(1.0, guard_s - (time.monotonic() - began))
-        all_stored = wait_stored(server.db, ids, left_s)
-        done = time.monotonic() - began
-        kept = stored_count(server.db, ids)
-    big_status, big_text, big_s = big["answer"]
-    print(f"== (b) one request of {count} one-span traces ({len(body) / MiB:.1f} MiB)")
-    print(f"  big request: {big_status} {big_text!r} in {big_s:.1f} s")
-    for number in sorted(goods):
-        posted, during, status, text, answer_s, stored_at = goods[number]
-        when = "while it was handled" if during else "after its answer"
-        shown = f"NOT within {guard_s:.0f} s" if stored_at is None else f"{stored_at:.2f} s"
-        print(
-            f"  good trace posted at {posted:.1f} s ({when}): answer {status} {text!r} in"
-            f" {answer_s:.2f} s; stored {shown} after its post"
+        if wait_stored(server.path, ids, left_s) is not None:
+            figures.all_stored_s = time.monotonic() - began
+        figures.kept = stored_count(server.path, ids)
+    return figures
+
+
+def _s(seconds: float | None, guard_s: float) -> str:
+    return f"not within {guard_s:.0f} s" if seconds is None else f"{seconds:.2f} s"
+
+
+def _row(label: str, *cells: str) -> None:
+    print(f"  {label:<44}" + "".join(f"{cell:>26}" for cell in cells))
+
+
+def print_memory(runs: dict[str, MemoryFigures], spans: int, body: bytes) -> None:
+    span_bytes = len(body) / spans
+    print(
+        f"== (a) one request of {spans} spans: {len(body) / MiB:.1f} MiB"
+        f" ({span_bytes:.0f} bytes a span)"
+    )
+    _row("", *runs)
+    _row("answer", *(f"{f.status} in {f.answer_s:.1f} s" for f in runs.values()))
+    _row("RSS before", *(f"{f.before / MiB:.0f} MiB" for f in runs.values()))
+    _row("peak RSS (VmHWM)", *(f"{f.peak / MiB:.0f} MiB" for f in runs.values()))
+    _row(
+        "pending row per span (payload and ids)",
+        *(
+            f"{f.row_bytes / f.rows:.0f} B ({f.row_bytes / f.rows / span_bytes:.1f}x)"
+            if f.rows
+            else "none pending"
+            for f in runs.values()
+        ),
+    )
+    _row(
+        "every trace stored, from the post", *(_s(f.stored_s, STORE_GUARD_S) for f in runs.values())
+    )
+    if len(runs) == 2:
+        before, after = runs.values()
+        print(f"  peak RSS after / before: {after.peak / before.peak:.2f}")
+
+
+def print_line(runs: dict[str, LineFigures], traces: int, body: bytes, guard_s: float) -> None:
+    print(f"== (b) one request of {traces} one-span traces ({len(body) / MiB:.1f} MiB)")
+    _row("", *runs)
+    _row("big request: answer", *(f"{f.status} in {f.answer_s:.1f} s" for f in runs.values()))
+    numbers = sorted(next(iter(runs.values())).goods)
+    for number in numbers:
+        goods = [f.goods[number] for f in runs.values()]
+        _row(
+            f"good trace posted {goods[0].posted_s:.1f} s in: answered",
+            *(f"{g.status} in {g.answer_s:.2f} s{'' if g.during else ' (after)'}" for g in goods),
         )
-    every = f"{done:.1f} s after its post" if all_stored is not None else f"{kept} of them"
-    print(f"  the big request's traces stored: {every} (guard {guard_s:.0f} s)")
+        _row("  stored, from its post", *(_s(g.stored_s, guard_s) for g in goods))
+    _row(
+        "big request's traces all stored",
+        *(
+            f"{f.all_stored_s:.1f} s" if f.all_stored_s is not None else f"{f.kept} within guard"
+            for f in runs.values()
+        ),
+    )
+    print("  (after): the big request had been answered when this good trace was posted")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", help="the src folder of an earlier checkout, run first")
     parser.add_argument("--spans", type=int, default=200_000)
     parser.add_argument("--spans-per-trace", type=int, default=100)
     parser.add_argument("--traces", type=int, default=100_000)
     parser.add_argument(
-        "--good-after",
-        type=float,
-        nargs="+",
-        default=[1.0, 4.0, 8.0],
-        help="seconds after the big post",
+        "--good-after", type=float, nargs="+", default=[0.5, 1.5, 4.0, 8.0], help="seconds"
     )
     parser.add_argument("--guard", type=float, default=120.0, help="seconds to wait for storage")
     parser.add_argument("--only", choices=("memory", "head-of-line"))
@@ -315,13 +354,22 @@ def main() -> None:
     args = parser.parse_args()
     if not sys.platform.startswith("linux"):
         raise SystemExit("reads /proc: Linux only")
-    import trailcheck
-
-    print(f"trailcheck from {Path(trailcheck.__file__).parent}, pid {os.getpid()}")
+    sources = {"before": args.baseline} if args.baseline else {}
+    sources["after" if args.baseline else "this checkout"] = THIS
+    print(f"servers from {', '.join(f'{k}: {v}' for k, v in sources.items())}")
     if args.only in (None, "memory"):
-        memory(args.spans, args.spans_per_trace, args.serve_args)
+        ids = trace_ids(args.spans // args.spans_per_trace, 0xB16)
+        body = export_body([(trace_id, args.spans_per_trace) for trace_id in ids])
+        figures = {k: memory(src, ids, body, args.serve_args) for k, src in sources.items()}
+        print_memory(figures, args.spans, body)
     if args.only in (None, "head-of-line"):
-        head_of_line(args.traces, args.good_after, args.guard, args.serve_args)
+        ids = trace_ids(args.traces, 0xF100D)
+        body = export_body([(trace_id, 1) for trace_id in ids])
+        lines = {
+            k: head_of_line(src, ids, body, args.good_after, args.guard, args.serve_args)
+            for k, src in sources.items()
+        }
+        print_line(lines, args.traces, body, args.guard)
 
 
 if __name__ == "__main__":

@@ -35,12 +35,13 @@ def decode_export(
 def export_spans(
     body: bytes, encoding: BodyEncoding, source: str = EXPORT_SOURCE
 ) -> Iterator[RawSpan]:
-    """The spans of the request body, one at a time, as :func:`decode_export` reads them: it
-    raises RequestRefused when a span id repeats, at that span, or, after the last span, when
-    any span was bad. A caller that stores nothing before it has read them all stores nothing
-    of a refused request, without holding every decoded span at once."""
+    """The spans of the request body, one at a time, as :func:`decode_export` reads them: once
+    the last one is read it raises RequestRefused if any span was bad (or, else, if a span id
+    repeats). A caller that stores nothing before it has read them all stores nothing of a
+    refused request, without holding every decoded span at once."""
     decode = decode_otlp_proto_spans if encoding == "protobuf" else decode_otlp_json_spans
     rejections: list[Rejection] = []
+    repeated: RawSpan | None = None
     seen: set[tuple[str, str]] = set()
     for item in decode(body, source):
         if isinstance(item, Rejection):
@@ -48,15 +49,17 @@ def export_spans(
             continue
         key = (item.trace_id, item.span_id)
         if key in seen:
-            raise RequestRefused(
-                BAD_REQUEST,
-                f"{item.source or EXPORT_SOURCE}: span {item.span_id!r} of trace"
-                f" {item.trace_id!r} appears twice in one request; nothing was stored",
-            )
+            repeated = repeated or item
         seen.add(key)
-        if not rejections:  # once one is bad, the rest are only read for the count
+        if not rejections and repeated is None:  # once refused, the rest is only read
             yield item
     if rejections:
         more = len(rejections) - 1
         suffix = f" (and {more} more problem(s))" if more else ""
         raise RequestRefused(BAD_REQUEST, f"{rejections[0]}{suffix}; nothing was stored")
+    if repeated is not None:
+        raise RequestRefused(
+            BAD_REQUEST,
+            f"{repeated.source or EXPORT_SOURCE}: span {repeated.span_id!r} of trace"
+            f" {repeated.trace_id!r} appears twice in one request; nothing was stored",
+        )
