@@ -8,7 +8,8 @@ the server's ``PYTHONPATH``), then of this checkout, and the figures are printed
 
 (a) **Memory.** One OTLP protobuf request of ``--spans`` tiny spans (default 200,000, in traces
     of ``--spans-per-trace``: a root that has ended and its children; about 12 MB), posted once
-    the server answered a small export. Printed: the answer and its time, the server's RSS
+    the server answered a small export (``--copies N``: N such requests, of other traces, at
+    once). Printed: the answer and its time, the server's RSS
     before, its peak (``VmHWM``) while the request was handled and until every trace was
     stored, the bytes of the pending rows per span (payload and ids, of the rows still pending
     when the answer came) against the span's protobuf encoding, and when every trace was stored.
@@ -208,15 +209,26 @@ class MemoryFigures:
     stored_s: float | None
 
 
-def memory(src: str, ids: list[str], body: bytes, extra: list[str]) -> MemoryFigures:
+def memory(src: str, requests: list[tuple[list[str], bytes]], extra: list[str]) -> MemoryFigures:
+    """The figures of the ``requests`` (trace ids, body) posted at once, each from a thread;
+    the answer is the slowest one's."""
     with (
         tempfile.TemporaryDirectory() as folder,
         running_server(Path(folder), src, extra) as server,
     ):
         before, _ = rss(server.pid)
-        status, _, answer_s = post(server.url, body)
+        answers: list[tuple[int, str, float]] = []
+        posters = [
+            threading.Thread(target=lambda b=body: answers.append(post(server.url, b)))
+            for _, body in requests
+        ]
+        for poster in posters:
+            poster.start()
+        for poster in posters:
+            poster.join()
+        status, _, answer_s = max(answers, key=lambda answer: (answer[0], answer[2]))
         rows, row_bytes = pending_bytes(server.path)
-        stored_s = wait_stored(server.path, ids)
+        stored_s = wait_stored(server.path, [i for ids, _ in requests for i in ids])
         _, peak = rss(server.pid)
     stored = None if stored_s is None else answer_s + stored_s
     return MemoryFigures(status, answer_s, before, peak, rows, row_bytes, stored)
@@ -290,11 +302,11 @@ def _row(label: str, *cells: str) -> None:
     print(f"  {label:<44}" + "".join(f"{cell:>26}" for cell in cells))
 
 
-def print_memory(runs: dict[str, MemoryFigures], spans: int, body: bytes) -> None:
+def print_memory(runs: dict[str, MemoryFigures], spans: int, body: bytes, copies: int) -> None:
     span_bytes = len(body) / spans
+    how = "one request" if copies == 1 else f"{copies} requests at once, each"
     print(
-        f"== (a) one request of {spans} spans: {len(body) / MiB:.1f} MiB"
-        f" ({span_bytes:.0f} bytes a span)"
+        f"== (a) {how} of {spans} spans: {len(body) / MiB:.1f} MiB ({span_bytes:.0f} bytes a span)"
     )
     _row("", *runs)
     _row("answer", *(f"{f.status} in {f.answer_s:.1f} s" for f in runs.values()))
@@ -344,6 +356,7 @@ def main() -> None:
     parser.add_argument("--baseline", help="the src folder of an earlier checkout, run first")
     parser.add_argument("--spans", type=int, default=200_000)
     parser.add_argument("--spans-per-trace", type=int, default=100)
+    parser.add_argument("--copies", type=int, default=1, help="such requests posted at once")
     parser.add_argument("--traces", type=int, default=100_000)
     parser.add_argument(
         "--good-after", type=float, nargs="+", default=[0.5, 1.5, 4.0, 8.0], help="seconds"
@@ -358,10 +371,12 @@ def main() -> None:
     sources["after" if args.baseline else "this checkout"] = THIS
     print(f"servers from {', '.join(f'{k}: {v}' for k, v in sources.items())}")
     if args.only in (None, "memory"):
-        ids = trace_ids(args.spans // args.spans_per_trace, 0xB16)
-        body = export_body([(trace_id, args.spans_per_trace) for trace_id in ids])
-        figures = {k: memory(src, ids, body, args.serve_args) for k, src in sources.items()}
-        print_memory(figures, args.spans, body)
+        requests = []
+        for copy in range(args.copies):
+            ids = trace_ids(args.spans // args.spans_per_trace, 0xB16 + copy)
+            requests.append((ids, export_body([(i, args.spans_per_trace) for i in ids])))
+        figures = {k: memory(src, requests, args.serve_args) for k, src in sources.items()}
+        print_memory(figures, args.spans, requests[0][1], args.copies)
     if args.only in (None, "head-of-line"):
         ids = trace_ids(args.traces, 0xF100D)
         body = export_body([(trace_id, 1) for trace_id in ids])
