@@ -9,7 +9,6 @@ import pytest
 from fastapi.testclient import TestClient
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
-import trailcheck.serve.intake as intake_module
 from tests.serve.conftest import IDLE_TIMEOUT_S, SECOND_NS, Clock
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import (
@@ -27,6 +26,7 @@ from tests.serve.otlp_bodies import (
 from trailcheck.errors import RecordError
 from trailcheck.importing.records import RawSpan
 from trailcheck.serve import SweepResult, create_app, decode_span, sweep_pending
+from trailcheck.serve.span_codec import SpanParts
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 JSON = {"Content-Type": "application/json"}
@@ -405,10 +405,10 @@ def test_a_failing_store_never_gets_a_200_but_a_retryable_503(
 def test_a_span_the_codec_cannot_keep_is_400_not_a_store_failure(
     client: TestClient, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refuse(span: RawSpan) -> bytes:
+    def refuse(parts: SpanParts, span: RawSpan) -> tuple[bytes, bytes | None]:
         raise RecordError("cannot keep the span as JSON: too big", span_id=span.span_id)
 
-    monkeypatch.setattr(intake_module, "encode_span", refuse)
+    monkeypatch.setattr(SpanParts, "encode", refuse)
     response = client.post("/v1/traces", content=protobuf_body(agent_span()), headers=PROTOBUF)
     assert response.status_code == 400
     assert response.json()["message"] == (

@@ -109,7 +109,7 @@ def test_spans_sent_to_the_commands_grpc_receiver_land_in_the_apps_store(
     result = CliRunner().invoke(_cli(), ["serve", "--db", db, "--grpc-port", "0"])
     assert result.exit_code == 0, result.output
     assert len(pending) == 1
-    assert TOOL.encode() in pending[0]
+    assert TOOL.encode() in pending[0].span
 
 
 def test_grpc_defaults_to_4317_with_the_https_host_token_and_limit(

@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from tests.serve.otlp_bodies import (
+    ROOT,
     TOOL,
     TRACE_A,
     TRACE_B,
@@ -20,9 +21,10 @@ from tests.serve.otlp_bodies import (
     tool_span,
 )
 from trailcheck.cli import run_cli
-from trailcheck.serve import pending_log_events, pending_span, sweep_pending
+from trailcheck.serve import Intake, pending_log_events, pending_span, sweep_pending
 from trailcheck.serve.export import decode_export
 from trailcheck.serve.log_export import decode_logs_export
+from trailcheck.serve.receive import receive_traces
 from trailcheck.store import PendingSpan, Store
 
 SECOND = 10**9
@@ -132,3 +134,44 @@ def test_show_lists_a_payload_that_does_not_decode(
     out = capsys.readouterr().out
     assert "trace t1: quarantined, 1 span(s)" in out
     assert "unreadable span payload 1: " in out
+
+
+def test_a_conflicting_version_is_listed_shown_and_dropped_beside_the_first(
+    store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Kept while its trace is pending, and after the trace is stored: ``pending`` lists it
+    with its trace until an operator drops it."""
+    with Store.open(store_url) as store:
+        intake = Intake(store, idle_timeout_ns=30 * SECOND, clock=lambda: SECOND)
+        receive_traces(intake, protobuf_body(agent_span(), tool_span()), "protobuf")
+        refused = receive_traces(intake, protobuf_body(tool_span(tool="refund")), "protobuf")
+        assert refused.rejected == 1
+    assert run_cli(["pending", "list", "--db", store_url, "--json"]) == 0
+    [held] = orjson.loads(capsys.readouterr().out)
+    assert (held["trace_id"], held["state"], held["spans"]) == (TRACE_A, "pending", 2)
+    assert held["conflicting_spans"] == 1
+    assert run_cli(["pending", "show", TRACE_A, "--db", store_url]) == 0
+    out = capsys.readouterr().out
+    assert f"span {TOOL} under {ROOT}: 'execute_tool lookup'" in out
+    assert f"conflicting version of span {TOOL} under {ROOT}: 'execute_tool refund'" in out
+    assert "refused: the pending version is kept" in out
+    with Store.open(store_url) as store:
+        assert sweep_pending(store, now_ns=10 * SECOND, idle_timeout_ns=30 * SECOND).stored == [
+            TRACE_A
+        ]
+        assert [s.name for s in store.get_trace(TRACE_A).spans] == [
+            "invoke_agent support",
+            "execute_tool lookup",
+        ]
+    assert run_cli(["pending", "list", "--db", store_url]) == 0
+    out = capsys.readouterr()
+    assert f"{TRACE_A}  conflicts" in out.out
+    assert "0 span(s), 0 GenAI log record(s), 1 conflicting span version(s)" in out.out
+    assert "0 pending, 0 quarantined; 1 conflicting span version(s) kept" in out.err
+    assert run_cli(["pending", "drop", TRACE_A, "--db", store_url]) == 0
+    assert f"dropped held trace {TRACE_A}: 0 span(s), 0 GenAI log record(s), 1 conflicting" in (
+        capsys.readouterr().err
+    )
+    with Store.open(store_url) as store:
+        assert store.pending_traces() == []
+        assert store.span_conflicts(TRACE_A) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 
 import pytest
 from fastapi.testclient import TestClient
@@ -54,6 +55,12 @@ class PoisonedStore(MemoryStore):
         if trace_id == self.poison:
             raise RuntimeError(f"cannot write trace {trace_id}")
         super().complete_pending(trace_id, trace)
+
+    def complete_pending_traces(self, traces: Sequence[Trace]) -> None:
+        # One transaction: the poisoned trace fails all of it.
+        if any(trace.trace_id == self.poison for trace in traces):
+            raise RuntimeError(f"cannot write trace {self.poison}")
+        super().complete_pending_traces(traces)
 
     def quarantine_pending(self, trace_id: str, reason: str) -> None:
         if self.quarantine_fails:
@@ -171,11 +178,13 @@ class FlakyStore(MemoryStore):
         super().__init__()
         self.failures = failures
 
-    def ready_pending(self, now_ns: int, idle_timeout_ns: int, settle_ns: int = 0) -> list[str]:
+    def ready_pending(
+        self, now_ns: int, idle_timeout_ns: int, settle_ns: int = 0, limit: int | None = None
+    ) -> list[str]:
         if self.failures:
             self.failures -= 1
             raise OSError("connection refused")
-        return super().ready_pending(now_ns, idle_timeout_ns, settle_ns)
+        return super().ready_pending(now_ns, idle_timeout_ns, settle_ns, limit)
 
 
 def test_a_failing_sweep_neither_stops_the_server_starting_nor_the_loop(

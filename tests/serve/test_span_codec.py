@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from trailcheck.errors import RecordError
 from trailcheck.importing.records import RawSpan, SpanLink
 from trailcheck.importing.transport.otlp_json import decode_otlp_json_spans
-from trailcheck.serve import decode_span, encode_span
+from trailcheck.importing.transport.otlp_proto import decode_otlp_proto_spans
+from trailcheck.serve import decode_span, encode_span, encode_span_parts, pending_span
 from trailcheck.trace import SpanEvent
 
 _INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
@@ -88,7 +92,7 @@ def test_a_value_json_cannot_hold_is_a_record_error_naming_the_span() -> None:
 @pytest.mark.parametrize(
     ("payload", "field"),
     [
-        (b'{"version": 2, "span": {}}', "version"),
+        (b'{"version": 9, "span": {}}', "version"),
         (b"[]", None),
         (b"not json", None),
     ],
@@ -104,3 +108,41 @@ def test_a_damaged_field_is_named_and_not_coerced() -> None:
     with pytest.raises(RecordError) as raised:
         decode_span(payload)
     assert raised.value.field == "span.start_ns"
+
+
+def test_the_parts_round_trip_and_the_span_leaves_its_defaults_and_origin_out() -> None:
+    span = _span(resource={"service.name": "shop"}, scope_name="tests", source="POST /v1/traces")
+    payload, origin = encode_span_parts(span)
+    assert origin is not None
+    assert decode_span(payload, origin) == span
+    assert b"shop" not in payload
+    assert b"status_message" not in payload  # a default: left out
+    assert encode_span_parts(_span()) == (encode_span(_span()), None)
+
+
+def test_a_tiny_span_is_held_in_a_few_times_its_protobuf_size() -> None:
+    """The pending row of the smallest span an exporter sends (ids, a name, two times) is a
+    small multiple of its OTLP encoding, not kilobytes."""
+    otlp = Span(
+        trace_id=bytes(range(1, 17)),
+        span_id=bytes(range(1, 9)),
+        parent_span_id=bytes(range(2, 10)),
+        name="s",
+        start_time_unix_nano=1_000,
+        end_time_unix_nano=2_000,
+    )
+    body = ExportTraceServiceRequest()
+    body.resource_spans.add().scope_spans.add().spans.append(otlp)
+    [raw] = decode_otlp_proto_spans(body.SerializeToString(), "POST /v1/traces")
+    assert isinstance(raw, RawSpan)
+    row = pending_span(raw, 1)
+    held = len(row.payload) + len(row.trace_id) + len(row.span_id)
+    assert held <= 5 * len(otlp.SerializeToString())
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        rows = [pending_span(raw, 1) for _ in range(100)]
+        per_row = (tracemalloc.get_traced_memory()[0] - before) / len(rows)
+    finally:
+        tracemalloc.stop()
+    assert per_row < 1024  # orjson's 4 KiB output buffer is not kept

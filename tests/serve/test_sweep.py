@@ -1,42 +1,44 @@
-"""sweep_pending on its own: what it completes, and the lock it holds per trace."""
+"""sweep_pending on its own: what it completes, the claims it holds per batch, and how it takes
+many ready traces: in batches, each one transaction, in turns per arrival."""
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Sequence
 
 import pytest
 
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import TRACE_A, TRACE_B, agent_span, protobuf_body
-from trailcheck.serve import pending_span, sweep_pending
+from trailcheck.serve import TraceClaims, pending_span, sweep_pending
 from trailcheck.serve.export import decode_export
 from trailcheck.trace import Trace
 
 pytestmark = pytest.mark.live
 
 
-class LockCheckingStore(MemoryStore):
-    """Records, at each completion, whether the sweep's lock was held."""
+class ClaimCheckingStore(MemoryStore):
+    """Records, at each completion, which of its traces the sweep's claims held."""
 
-    def __init__(self, lock: threading.Lock) -> None:
+    def __init__(self, claims: TraceClaims) -> None:
         super().__init__()
-        self.lock = lock
-        self.held: list[bool] = []
+        self.claims = claims
+        self.held: list[list[bool]] = []
 
-    def complete_pending(self, trace_id: str, trace: Trace) -> None:
-        self.held.append(self.lock.locked())
-        super().complete_pending(trace_id, trace)
+    def complete_pending_traces(self, traces: Sequence[Trace]) -> None:
+        self.held.append([self.claims.holds(trace.trace_id) for trace in traces])
+        super().complete_pending_traces(traces)
 
 
-def test_the_lock_is_held_for_each_completion_and_released_after() -> None:
-    lock = threading.Lock()
-    store = LockCheckingStore(lock)
+def test_the_claims_are_held_for_each_batch_and_released_after() -> None:
+    claims = TraceClaims()
+    store = ClaimCheckingStore(claims)
     spans = decode_export(protobuf_body(agent_span(TRACE_A), agent_span(TRACE_B)), "protobuf")
     store.add_pending([pending_span(span, 5) for span in spans])
-    result = sweep_pending(store, now_ns=10, idle_timeout_ns=100, lock=lock)
+    result = sweep_pending(store, now_ns=10, idle_timeout_ns=100, claims=claims)
     assert sorted(result.stored) == sorted([TRACE_A, TRACE_B])
-    assert store.held == [True, True]
-    assert not lock.locked()
+    assert store.held == [[True, True]]
+    assert not claims.holds(TRACE_A)
+    assert not claims.holds(TRACE_B)
 
 
 def test_nothing_ready_completes_nothing() -> None:

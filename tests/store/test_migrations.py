@@ -74,7 +74,7 @@ def test_a_v1_database_upgrades_and_keeps_its_traces(store_url: str) -> None:
         assert store.migrations_applied == NAMES[1:]
         assert store.get_trace("old") == refund_trace("old")
         store.add_pending([PendingSpan("new", "s1", b"x", True, 1)])
-        assert store.pending_payloads("new") == [b"x"]
+        assert [p.span for p in store.pending_payloads("new")] == [b"x"]
         assert _traces_layout(store.engine)[0] == TRACE_COLUMNS
         assert store.list_sessions() == []
 
@@ -137,10 +137,13 @@ def test_m004_keeps_the_spans_held_before_it_in_their_order(store_url: str) -> N
     engine.dispose()
     with Store.open(store_url) as store:
         assert store.migrations_applied == NAMES[3:]
-        assert store.pending_payloads("t1") == [b"t1/a", b"t1/b"]  # m002's order: received, id
+        assert [p.span for p in store.pending_payloads("t1")] == [
+            b"t1/a",
+            b"t1/b",
+        ]  # m002's order: received, id
         store.add_pending([PendingSpan("t1", "0", b"t1/0", False, 6)])
-        assert store.pending_payloads("t1") == [b"t1/a", b"t1/b", b"t1/0"]
+        assert [p.span for p in store.pending_payloads("t1")] == [b"t1/a", b"t1/b", b"t1/0"]
         assert store.ready_pending(10, 100) == ["t1"]
         store.add_pending([PendingSpan("t1", "a", b"again", True, 7)])  # still one copy
-        assert store.pending_payloads("t1") == [b"t1/a", b"t1/b", b"t1/0"]
-        assert store.pending_payloads("t2") == [b"t2/c"]
+        assert [p.span for p in store.pending_payloads("t1")] == [b"t1/a", b"t1/b", b"t1/0"]
+        assert [p.span for p in store.pending_payloads("t2")] == [b"t2/c"]

@@ -7,7 +7,14 @@ import pytest
 from sqlalchemy import inspect
 
 from trailcheck.errors import UsageError
-from trailcheck.store import PendingLogEvent, PendingSpan, Store
+from trailcheck.store import (
+    PendingLogEvent,
+    PendingOrigin,
+    PendingPayload,
+    PendingSpan,
+    SpanConflict,
+    Store,
+)
 from trailcheck.store.quarantine import MAX_REASON_CHARS
 
 SECOND = 10**9
@@ -37,7 +44,7 @@ def test_a_quarantined_trace_keeps_its_rows_and_is_never_ready(store_url: str) -
         _held(store)
         store.quarantine_pending("t1", "span 'tool': field 'end_ns': too late")
         assert store.ready_pending(100 * SECOND, SECOND) == ["t2"]
-        assert store.pending_payloads("t1") == [b"t1/root", b"t1/tool"]
+        assert [p.span for p in store.pending_payloads("t1")] == [b"t1/root", b"t1/tool"]
         assert store.pending_log_payloads("t1") == [b"t1/log"]
         [first, second] = store.pending_traces()
         assert (first.trace_id, first.span_count, first.log_count) == ("t1", 2, 1)
@@ -102,3 +109,20 @@ def test_a_quarantined_trace_with_nothing_held_is_still_listed(store_url: str) -
         assert (held.trace_id, held.span_count, held.log_count) == ("gone", 0, 0)
         assert held.first_received_ns is None
         assert store.drop_pending("gone").reason is not None
+
+
+def test_a_conflicting_version_is_kept_once_with_its_origin_and_counted(store_url: str) -> None:
+    origin = PendingOrigin("o1", b"resource")
+    version = SpanConflict("t1", "tool", "d1", b"t1/tool v2", "pending", 4 * SECOND, origin)
+    with Store.open(store_url) as store:
+        _held(store)
+        store.add_pending([], [version])
+        store.add_pending([], [version])  # the same version again
+        store.add_pending([], [SpanConflict("t9", "s", "d2", b"t9/s v2", "stored", 5)])
+        [kept] = store.span_conflicts("t1")
+        assert (kept.span_id, kept.against, kept.received_ns) == ("tool", "pending", 4 * SECOND)
+        assert kept.payload == PendingPayload(b"t1/tool v2", b"resource")
+        counts = {t.trace_id: (t.state, t.conflict_count) for t in store.pending_traces()}
+        assert counts == {"t1": ("pending", 1), "t2": ("pending", 0), "t9": ("conflicts", 1)}
+        assert store.drop_pending("t1").conflict_count == 1
+        assert store.span_conflicts("t1") == []

@@ -4,6 +4,7 @@ traces ``trailcheck serve`` holds, pending or quarantined, listed, shown, retrie
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -15,14 +16,11 @@ from trailcheck.extras import needs_extra
 from trailcheck.store import PendingTrace
 
 if TYPE_CHECKING:
+    from trailcheck.importing.records import RawSpan
     from trailcheck.serve import HeldTrace
 
 # Lines a reader greps or copies (ids, reasons): never wrapped mid-line.
 lines = Console(soft_wrap=True, highlight=False)
-
-
-def _state(trace: PendingTrace) -> str:
-    return "quarantined" if trace.quarantined else "pending"
 
 
 def _iso_or_none(ns: int | None) -> str | None:
@@ -32,9 +30,10 @@ def _iso_or_none(ns: int | None) -> str | None:
 def _trace_json(trace: PendingTrace) -> dict[str, object]:
     return {
         "trace_id": trace.trace_id,
-        "state": _state(trace),
+        "state": trace.state,
         "spans": trace.span_count,
         "log_records": trace.log_count,
+        "conflicting_spans": trace.conflict_count,
         "root_ended": trace.root_ended,
         "first_received": _iso_or_none(trace.first_received_ns),
         "last_received": _iso_or_none(trace.last_received_ns),
@@ -52,39 +51,59 @@ def pending_list(request: PendingListRequest) -> None:
         return
     for trace in traces:
         lines.print(
-            f"{trace.trace_id}  {_state(trace):<11}  {trace.span_count} span(s),"
-            f" {trace.log_count} GenAI log record(s), last received"
-            f" {_iso(trace.last_received_ns)}",
+            f"{trace.trace_id}  {trace.state:<11}  {_counts(trace)}"
+            + (f", last received {_iso(trace.last_received_ns)}" if trace.last_received_ns else ""),
             style="red" if trace.quarantined else None,
             markup=False,
         )
         if trace.reason is not None:
             lines.print(f"    {trace.reason}", markup=False)
-    quarantined = sum(trace.quarantined for trace in traces)
-    stderr.print(f"{len(traces) - quarantined} pending, {quarantined} quarantined", markup=False)
+    states = Counter(trace.state for trace in traces)
+    versions = sum(trace.conflict_count for trace in traces)
+    stderr.print(
+        f"{states['pending']} pending, {states['quarantined']} quarantined;"
+        f" {versions} conflicting span version(s) kept",
+        markup=False,
+    )
+
+
+def _counts(trace: PendingTrace) -> str:
+    """What a held trace holds, in words."""
+    held = f"{trace.span_count} span(s), {trace.log_count} GenAI log record(s)"
+    if trace.conflict_count:
+        held += f", {trace.conflict_count} conflicting span version(s)"
+    return held
 
 
 def _show(held: HeldTrace) -> None:
     trace = held.trace
-    lines.print(
-        f"trace {trace.trace_id}: {_state(trace)}, {trace.span_count} span(s),"
-        f" {trace.log_count} GenAI log record(s), received {_iso(trace.first_received_ns)}"
-        f" to {_iso(trace.last_received_ns)}",
-        markup=False,
+    received = (
+        f", received {_iso(trace.first_received_ns)} to {_iso(trace.last_received_ns)}"
+        if trace.first_received_ns is not None and trace.last_received_ns is not None
+        else ""
     )
+    lines.print(f"trace {trace.trace_id}: {trace.state}, {_counts(trace)}{received}", markup=False)
     if trace.quarantined:
         lines.print(f"quarantined {_iso(trace.quarantined_ns)}: {trace.reason}", markup=False)
     for span in held.spans:
-        parent = f" under {span.parent_id}" if span.parent_id else " (root)"
-        end = "running" if span.end_ns is None else f"end {span.end_ns}"
+        lines.print(f"span {_span_line(span)}", markup=False)
+    for version in held.conflicts:
         lines.print(
-            f"span {span.span_id}{parent}: {span.name!r}, start {span.start_ns}, {end}",
+            f"conflicting version of span {_span_line(version.span)}; received"
+            f" {_iso(version.received_ns)}, refused: the {version.against} version is kept",
+            style="yellow",
             markup=False,
         )
     for log in held.logs:
         lines.print(f"log record {log.event.name} on span {log.span_id}", markup=False)
     for problem in held.unreadable:
         lines.print(f"unreadable {problem}", style="red", markup=False)
+
+
+def _span_line(span: RawSpan) -> str:
+    parent = f" under {span.parent_id}" if span.parent_id else " (root)"
+    end = "running" if span.end_ns is None else f"end {span.end_ns}"
+    return f"{span.span_id}{parent}: {span.name!r}, start {span.start_ns}, {end}"
 
 
 def pending_show(request: HeldTraceRequest) -> None:
@@ -114,9 +133,14 @@ def pending_drop(request: HeldTraceRequest) -> None:
     with open_store(request.db, must_exist=True) as store:
         dropped = store.drop_pending(request.trace_id)
     was = "quarantined" if dropped.reason is not None else "pending"
+    if dropped.reason is None and not dropped.span_count and not dropped.log_count:
+        was = "held"  # only conflicting versions: its trace is stored
     why = f" (quarantined: {dropped.reason})" if dropped.reason is not None else ""
+    versions = (
+        f", {dropped.conflict_count} conflicting span version(s)" if dropped.conflict_count else ""
+    )
     stderr.print(
         f"dropped {was} trace {dropped.trace_id}: {dropped.span_count} span(s),"
-        f" {dropped.log_count} GenAI log record(s){why}",
+        f" {dropped.log_count} GenAI log record(s){versions}{why}",
         markup=False,
     )

@@ -10,6 +10,7 @@ from trailcheck.serve.app import (
     DEFAULT_SWEEP_INTERVAL_S,
     create_app,
 )
+from trailcheck.serve.claims import TraceClaims
 from trailcheck.serve.grpc_receiver import (
     GrpcReceiver,
     OtlpService,
@@ -17,13 +18,14 @@ from trailcheck.serve.grpc_receiver import (
     logs_service,
     trace_service,
 )
-from trailcheck.serve.held import HeldTrace, held_trace
+from trailcheck.serve.held import ConflictingSpan, HeldTrace, held_trace
 from trailcheck.serve.intake import Accepted, Intake, pending_log_events, pending_span
 from trailcheck.serve.log_codec import decode_log_event, encode_log_event
+from trailcheck.serve.metrics import ServeCounts
 from trailcheck.serve.pending import PendingSpanStore
 from trailcheck.serve.security import TOKEN_ENV, check_bind, is_loopback
 from trailcheck.serve.server import ingest_server, serve_forever
-from trailcheck.serve.span_codec import decode_span, encode_span
+from trailcheck.serve.span_codec import decode_span, encode_span, encode_span_parts
 from trailcheck.serve.sweep import SweepResult, sweep_pending
 
 __all__ = [
@@ -33,18 +35,22 @@ __all__ = [
     "DEFAULT_SWEEP_INTERVAL_S",
     "TOKEN_ENV",
     "Accepted",
+    "ConflictingSpan",
     "GrpcReceiver",
     "HeldTrace",
     "Intake",
     "OtlpService",
     "PendingSpanStore",
+    "ServeCounts",
     "SweepResult",
+    "TraceClaims",
     "check_bind",
     "create_app",
     "decode_log_event",
     "decode_span",
     "encode_log_event",
     "encode_span",
+    "encode_span_parts",
     "grpc_receiver",
     "held_trace",
     "ingest_server",

@@ -16,6 +16,9 @@ fails is quarantined and the others go on, and a sweep that fails as a whole is 
 again, so the background sweep never dies. Beside it, every ``watch_interval_s`` seconds, the
 uploads whose bodies are overdue are cut off, and when none is in flight after a burst, the
 heap's freed memory is given back to the system (:mod:`trailcheck.serve.heap`).
+
+``GET /metrics`` (with the token, when there is one) gives the server's counters
+(:mod:`trailcheck.serve.metrics`): spans held, retried, late and conflicting, and the rest.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from trailcheck.serve.body import (
 )
 from trailcheck.serve.heap import HeapTrim
 from trailcheck.serve.intake import Accepted, Intake
+from trailcheck.serve.metrics import METRICS_MEDIA_TYPE
 from trailcheck.serve.pending import PendingSpanStore
 from trailcheck.serve.receive import logs_response, receive_logs, receive_traces, trace_response
 from trailcheck.serve.refusal import RequestRefused
@@ -141,7 +145,20 @@ def create_app(
     async def export_logs(request: Request) -> Response:
         return await export(request, receive_logs, logs_response)
 
+    _add_metrics(app, intake, token)
     return app
+
+
+def _add_metrics(app: FastAPI, intake: Intake, token: str | None) -> None:
+    """``GET /metrics``: the server's counters, to a client with the token."""
+
+    @app.get("/metrics")
+    async def metrics(request: Request) -> Response:
+        try:
+            check_bearer(request.headers.get("authorization"), token)
+        except RequestRefused as refusal:
+            return refusal_response(refusal)
+        return Response(intake.counts.exposition(), media_type=METRICS_MEDIA_TYPE)
 
 
 # Decode and store one export's payload (receive_traces, receive_logs); its answer's message.

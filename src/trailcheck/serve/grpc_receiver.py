@@ -19,8 +19,8 @@ same :class:`~trailcheck.serve.intake.Intake` and decoders (:mod:`trailcheck.ser
   INVALID_ARGUMENT with the HTTP message, naming the span or record and field; a store that
   fails is UNAVAILABLE, which exporters retry;
 - otherwise the spans (log records) are durable before the ``ExportTraceServiceResponse``
-  (``ExportLogsServiceResponse``) is sent, with ``partial_success`` for late ones. A refused
-  call stores nothing.
+  (``ExportLogsServiceResponse``) is sent, with ``partial_success`` for late ones and
+  conflicting versions of spans received before. A refused call stores nothing.
 
 The request reaches the handler as the bytes received, not parsed by gRPC: the generated
 ``add_TraceServiceServicer_to_server`` would parse it with ``FromString`` first, so a payload

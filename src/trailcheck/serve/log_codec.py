@@ -54,9 +54,12 @@ def _cannot_keep(log: LogEvent, error: orjson.JSONEncodeError) -> RecordError:
 def encode_log_event(log: LogEvent) -> bytes:
     """The payload of ``log``; RecordError naming its span when a value has no JSON form."""
     try:
-        return orjson.dumps({"version": LOG_CODEC_VERSION, "log": log}, default=_model_fields)
+        encoded = orjson.dumps({"version": LOG_CODEC_VERSION, "log": log}, default=_model_fields)
     except orjson.JSONEncodeError as error:
         raise _cannot_keep(log, error) from None
+    # orjson's bytes keep the buffer it wrote into (4 KiB at least): held until written, a
+    # record is copied into bytes of its own size.
+    return memoryview(encoded).tobytes()
 
 
 def decode_log_event(payload: bytes) -> LogEvent:

@@ -12,11 +12,13 @@ from trailcheck.store.ingest import IngestConflict, IngestSummary
 from trailcheck.store.limits import StoreLimitError
 from trailcheck.store.migrations import MIGRATIONS, Migration
 from trailcheck.store.observations import Note, UnknownTraceError
-from trailcheck.store.pending import PendingLogEvent, PendingSpan, RejectedTrace
+from trailcheck.store.pending import PendingLogEvent, PendingPayload, PendingSpan, RejectedTrace
+from trailcheck.store.pending_origins import PendingOrigin
 from trailcheck.store.quarantine import DroppedTrace, PendingTrace
 from trailcheck.store.reading import TraceSummary
 from trailcheck.store.rows import canonical_content
 from trailcheck.store.sessions import SessionSummary
+from trailcheck.store.span_conflicts import HeldConflict, SpanConflict
 from trailcheck.store.store import Store
 from trailcheck.store.trace_filter import TraceFilter
 
@@ -26,15 +28,19 @@ __all__ = [
     "MIGRATIONS",
     "ClusterRecord",
     "DroppedTrace",
+    "HeldConflict",
     "IngestConflict",
     "IngestSummary",
     "Migration",
     "Note",
     "PendingLogEvent",
+    "PendingOrigin",
+    "PendingPayload",
     "PendingSpan",
     "PendingTrace",
     "RejectedTrace",
     "SessionSummary",
+    "SpanConflict",
     "Store",
     "StoreLimitError",
     "TraceFilter",

@@ -8,7 +8,8 @@ simonw/llm pattern). A function creates whole tables from :mod:`trailcheck.store
 while no later migration alters them; a later change to a table is explicit DDL in its own
 migration. ``m001_initial`` therefore creates ``traces`` from its own copy of the table as it
 was then (``_TRACES_V1``), since ``m003_trace_sessions`` adds a column to it; likewise
-``m002_pending_spans`` creates ``_PENDING_SPANS_V1``, which ``m004_pending_span_order`` rebuilds.
+``m002_pending_spans`` creates ``_PENDING_SPANS_V1``, which ``m004_pending_span_order`` rebuilds as
+``_PENDING_SPANS_V2``, to which ``m008_pending_origins_and_conflicts`` adds a column.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     bindparam,
     column,
     insert,
@@ -43,6 +45,7 @@ from sqlalchemy import (
 from sqlalchemy import table as table_clause
 
 from trailcheck.store import schema
+from trailcheck.store.limits import Int64
 from trailcheck.store.rows import session_column
 from trailcheck.trace.session import SESSION_METADATA_KEYS
 
@@ -89,6 +92,19 @@ _PENDING_SPANS_V1 = Table(
     Column("received_ns", BigInteger, nullable=False),
 )
 _PENDING_SPAN_COLUMNS = "trace_id, span_id, payload, root_ended, received_ns"
+
+# ``pending_spans`` as m004 rebuilt it: m008 adds its ``origin_key``.
+_PENDING_SPANS_V2 = Table(
+    "pending_spans",
+    MetaData(),
+    Column("seq", schema.Serial, primary_key=True, autoincrement=True),
+    Column("trace_id", String(), nullable=False),
+    Column("span_id", String(), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Column("root_ended", Boolean, nullable=False),
+    Column("received_ns", Int64, nullable=False),
+    UniqueConstraint("trace_id", "span_id", name="uq_pending_span"),
+)
 
 _BACKFILL_PAGE = 500
 
@@ -165,7 +181,7 @@ def m004_pending_span_order(connection: Connection) -> None:
     """``pending_spans`` with its arrival order (``seq``), so a trace's spans are assembled in
     the order they were received. The table is rebuilt (SQLite cannot add an auto-incrementing
     column), its held spans copied over in the order m002's table gave them."""
-    rebuilt = schema.pending_spans.to_metadata(MetaData(), name="pending_spans_m004")
+    rebuilt = _PENDING_SPANS_V2.to_metadata(MetaData(), name="pending_spans_m004")
     rebuilt.create(connection)
     connection.execute(
         text(
@@ -207,6 +223,15 @@ def m007_trace_browse_order(connection: Connection) -> None:
     connection.execute(text("CREATE INDEX ix_traces_start_key ON traces (start_key, trace_id)"))
 
 
+def m008_pending_origins_and_conflicts(connection: Connection) -> None:
+    """The resource and scope of pending spans held once (``pending_origins``, named by the new
+    ``pending_spans.origin_key``), and the conflicting versions of spans kept for inspection
+    (``span_conflicts``)."""
+    connection.execute(text("ALTER TABLE pending_spans ADD COLUMN origin_key VARCHAR"))
+    connection.execute(text("CREATE INDEX ix_pending_span_origin ON pending_spans (origin_key)"))
+    _create(connection, [schema.pending_origins, schema.span_conflicts])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
@@ -215,6 +240,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m005_pending_log_events", m005_pending_log_events),
     Migration("m006_quarantined_traces", m006_quarantined_traces),
     Migration("m007_trace_browse_order", m007_trace_browse_order),
+    Migration("m008_pending_origins_and_conflicts", m008_pending_origins_and_conflicts),
 )
 
 

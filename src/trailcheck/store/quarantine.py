@@ -8,10 +8,11 @@ reason and when. Its spans and log records stay where they are, in ``pending_spa
 arrive later join them. ``ready_pending`` never names a quarantined trace, so the sweep goes on
 with the others and never tries the same trace again on its own.
 
-An operator lists what is held (:func:`list_pending_traces`), sends a quarantined trace back to
-be tried again by the next sweep (:func:`release_quarantined`: the row goes, the spans were never
-moved), or drops it, spans, log records and all (:func:`drop_pending_trace`); ``trailcheck
-pending`` is the command.
+An operator lists what is held (:func:`list_pending_traces`: with the conflicting versions of
+spans kept for each trace, :mod:`trailcheck.store.span_conflicts`), sends a quarantined trace
+back to be tried again by the next sweep (:func:`release_quarantined`: the row goes, the spans
+were never moved), or drops it, spans, log records, conflicting versions and all
+(:func:`drop_pending_trace`); ``trailcheck pending`` is the command.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ MAX_REASON_CHARS = 4000
 @dataclass(frozen=True)
 class PendingTrace:
     """A trace held by the endpoint: its spans and log records waiting for the trace to be
-    complete, or quarantined (``reason`` and ``quarantined_ns`` set)."""
+    complete, or quarantined (``reason`` and ``quarantined_ns`` set); and the conflicting
+    versions of its spans kept (``conflict_count``; a trace already stored holds only those)."""
 
     trace_id: str
     span_count: int
@@ -51,21 +53,30 @@ class PendingTrace:
     root_ended: bool
     reason: str | None = None
     quarantined_ns: int | None = None
+    conflict_count: int = 0
 
     @property
     def quarantined(self) -> bool:
         return self.reason is not None
 
+    @property
+    def state(self) -> str:
+        """``quarantined``, ``pending``, or ``conflicts`` (only conflicting versions held)."""
+        if self.quarantined:
+            return "quarantined"
+        return "pending" if self.span_count or self.log_count else "conflicts"
+
 
 @dataclass(frozen=True)
 class DroppedTrace:
-    """What :func:`drop_pending_trace` deleted: the held spans and log records of a trace, and
-    why it was quarantined (None: it was only pending)."""
+    """What :func:`drop_pending_trace` deleted: the held spans, log records and conflicting
+    versions of a trace, and why it was quarantined (None: it was not)."""
 
     trace_id: str
     span_count: int
     log_count: int
     reason: str | None
+    conflict_count: int = 0
 
 
 def quarantine_trace(connection: Connection, trace_id: str, reason: str, now_ns: int) -> None:
@@ -79,12 +90,13 @@ def quarantine_trace(connection: Connection, trace_id: str, reason: str, now_ns:
 
 
 def list_pending_traces(connection: Connection, trace_id: str | None = None) -> list[PendingTrace]:
-    """Every held trace (or only ``trace_id``), pending or quarantined, by first arrival (a
-    quarantined trace with nothing held last), ties by id."""
-    spans, logs, aside = (
+    """Every held trace (or only ``trace_id``), pending, quarantined or holding conflicting
+    versions alone, by first arrival (one with no span or log record held last), ties by id."""
+    spans, logs, aside, versions = (
         schema.pending_spans,
         schema.pending_log_events,
         schema.quarantined_traces,
+        schema.span_conflicts,
     )
     span_rows = select(
         spans.c.trace_id,
@@ -99,10 +111,12 @@ def list_pending_traces(connection: Connection, trace_id: str | None = None) -> 
         logs.c.received_ns,
     )
     aside_rows = select(aside.c.trace_id, aside.c.reason, aside.c.quarantined_ns)
+    version_rows = select(versions.c.trace_id, func.count()).group_by(versions.c.trace_id)
     if trace_id is not None:
         span_rows = span_rows.where(spans.c.trace_id == trace_id)
         log_rows = log_rows.where(logs.c.trace_id == trace_id)
         aside_rows = aside_rows.where(aside.c.trace_id == trace_id)
+        version_rows = version_rows.where(versions.c.trace_id == trace_id)
     arrivals = union_all(span_rows, log_rows).subquery()
     counts = select(
         arrivals.c.trace_id,
@@ -114,8 +128,9 @@ def list_pending_traces(connection: Connection, trace_id: str | None = None) -> 
     ).group_by(arrivals.c.trace_id)
     held = {row[0]: row for row in connection.execute(counts)}
     reasons = {row.trace_id: row for row in connection.execute(aside_rows)}
+    conflicts: dict[str, int] = {row[0]: int(row[1]) for row in connection.execute(version_rows)}
     found: list[PendingTrace] = []
-    for held_id in held.keys() | reasons.keys():
+    for held_id in held.keys() | reasons.keys() | conflicts.keys():
         row = held.get(held_id)
         quarantined = reasons.get(held_id)
         span_count = int(row[1]) if row is not None else 0
@@ -129,6 +144,7 @@ def list_pending_traces(connection: Connection, trace_id: str | None = None) -> 
                 root_ended=bool(row[5]) if row is not None else False,
                 reason=quarantined.reason if quarantined is not None else None,
                 quarantined_ns=quarantined.quarantined_ns if quarantined is not None else None,
+                conflict_count=conflicts.get(held_id, 0),
             )
         )
     return sorted(found, key=_arrival_order)
@@ -159,11 +175,17 @@ def release_quarantined(connection: Connection, trace_id: str) -> PendingTrace:
 
 
 def drop_pending_trace(connection: Connection, trace_id: str) -> DroppedTrace:
-    """Delete a held trace, quarantined or pending: its spans, log records and quarantine row.
-    UsageError when the store holds none of that id."""
+    """Delete a held trace, quarantined or pending: its spans, log records, conflicting
+    versions and quarantine row. UsageError when the store holds none of that id."""
     reason = held_trace(connection, trace_id).reason
+    tables = (
+        schema.pending_spans,
+        schema.pending_log_events,
+        schema.span_conflicts,
+        schema.quarantined_traces,
+    )
     deleted = [
         connection.execute(delete(table).where(table.c.trace_id == trace_id)).rowcount
-        for table in (schema.pending_spans, schema.pending_log_events, schema.quarantined_traces)
+        for table in tables
     ]
-    return DroppedTrace(trace_id, deleted[0], deleted[1], reason)
+    return DroppedTrace(trace_id, deleted[0], deleted[1], reason, deleted[2])

@@ -41,10 +41,12 @@ __all__ = [
     "migrations_table",
     "notes",
     "pending_log_events",
+    "pending_origins",
     "pending_spans",
     "quarantined_traces",
     "rejected_traces",
     "runs",
+    "span_conflicts",
     "spans",
     "traces",
     "trials",
@@ -222,7 +224,9 @@ judge_labels = Table(
 
 # Spans received by the OTLP endpoint, held until their trace is complete. seq is arrival order
 # (added by m004, which rebuilt the table m002 made), the order a trace's spans are assembled in,
-# as a file's spans are imported in file order.
+# as a file's spans are imported in file order. origin_key (added by m008) names the span's
+# resource and scope in pending_origins, held once for every span that shares them; NULL for a
+# span held before m008, whose payload holds them itself.
 pending_spans = Table(
     "pending_spans",
     metadata,
@@ -232,8 +236,43 @@ pending_spans = Table(
     Column("payload", LargeBinary, nullable=False),
     Column("root_ended", Boolean, nullable=False),
     Column("received_ns", Int64, nullable=False),
+    Column("origin_key", String()),
     UniqueConstraint("trace_id", "span_id", name="uq_pending_span"),
 )
+Index("ix_pending_span_origin", pending_spans.c.origin_key)
+
+# The resource and instrumentation scope pending spans were recorded under (added by m008), once
+# per distinct content: an OTLP request names its resource once for all of its spans, so holding
+# it beside each span would cost the request's span count times its size. last_received_ns is
+# when a span last named it; one no held span or conflicting version names, not named for an
+# hour, is deleted by the sweep.
+pending_origins = Table(
+    "pending_origins",
+    metadata,
+    Column("origin_key", String(), primary_key=True),
+    Column("payload", LargeBinary, nullable=False),
+    Column("last_received_ns", Int64, nullable=False),
+)
+
+# Spans received with the trace and span id of a span already held or stored, and other content
+# (added by m008): refused in the response's partial_success, and kept here for an operator to
+# see beside the first (trailcheck pending show) until dropped. against is "pending" or
+# "stored": what held the first version. digest tells a version from another (the same
+# conflicting version sent again is kept once).
+span_conflicts = Table(
+    "span_conflicts",
+    metadata,
+    Column("seq", Serial, primary_key=True, autoincrement=True),
+    Column("trace_id", String(), nullable=False),
+    Column("span_id", String(), nullable=False),
+    Column("digest", String(), nullable=False),
+    Column("payload", LargeBinary, nullable=False),
+    Column("origin_key", String()),
+    Column("against", String(16), nullable=False),
+    Column("received_ns", Int64, nullable=False),
+    UniqueConstraint("trace_id", "span_id", "digest", name="uq_span_conflict"),
+)
+Index("ix_span_conflict_origin", span_conflicts.c.origin_key)
 
 # GenAI log records received by the OTLP endpoint, held until their trace is complete; added by
 # m005. A record carries no id of its own: record_key (a digest of its content, and which copy of

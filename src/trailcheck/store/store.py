@@ -30,9 +30,11 @@ from trailcheck.store import (
     datasets,
     observations,
     pending,
+    pending_origins,
     quarantine,
     reading,
     sessions,
+    span_conflicts,
 )
 from trailcheck.store.backends import (
     DB_ENV,
@@ -45,10 +47,12 @@ from trailcheck.store.clusters import ClusterRecord
 from trailcheck.store.ingest import DEFAULT_BATCH_SIZE, IngestSummary, ingest_traces
 from trailcheck.store.migrations import migrate
 from trailcheck.store.observations import Note, UnknownTraceError
-from trailcheck.store.pending import PendingLogEvent, PendingSpan
+from trailcheck.store.pending import PendingLogEvent, PendingPayload, PendingSpan
+from trailcheck.store.pending_origins import ORIGIN_GRACE_NS
 from trailcheck.store.quarantine import DroppedTrace, PendingTrace
 from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceSummary
 from trailcheck.store.sessions import SessionSummary
+from trailcheck.store.span_conflicts import HeldConflict, SpanConflict
 from trailcheck.store.trace_filter import TraceFilter
 from trailcheck.trace import Finding, Severity, Trace
 
@@ -141,6 +145,11 @@ class Store:
             raise UnknownTraceError([trace_id])
         return trace
 
+    def stored_traces(self, trace_ids: Sequence[str]) -> dict[str, Trace]:
+        """The stored traces among ``trace_ids``, by id (one query per 500 ids)."""
+        with read_only(self.engine) as connection:
+            return reading.read_traces(connection, trace_ids)
+
     def trace_ids_starting_with(self, prefix: str, *, limit: int = 10) -> list[str]:
         """At most ``limit`` stored trace ids that start with ``prefix``, in order: a unique
         prefix names one trace (tables at 80 columns cut ids short)."""
@@ -223,12 +232,18 @@ class Store:
         with read_only(self.engine) as connection:
             return datasets.read_dataset_cases(connection, name, version)
 
-    # Pending spans and log records of the OTLP endpoint (trailcheck.store.pending)
+    # Pending spans and log records of the OTLP endpoint (trailcheck.store.pending), and the
+    # conflicting versions of spans (trailcheck.store.span_conflicts)
 
-    def add_pending(self, spans: Sequence[PendingSpan]) -> None:
-        """Hold spans, durably once this returns; a repeated (trace id, span id) is ignored."""
+    def add_pending(
+        self, spans: Sequence[PendingSpan], conflicts: Sequence[SpanConflict] = ()
+    ) -> None:
+        """Hold spans, and keep conflicting versions, in one transaction, durably once this
+        returns; a repeated (trace id, span id) is ignored, and so is a version already kept."""
         with self.engine.begin() as connection:
             pending.add_pending_spans(connection, spans)
+            if conflicts:
+                span_conflicts.add_span_conflicts(connection, conflicts)
 
     def add_pending_logs(self, events: Sequence[PendingLogEvent]) -> None:
         """Hold GenAI log records, durably once this returns; a repeated (trace id, span id,
@@ -236,17 +251,34 @@ class Store:
         with self.engine.begin() as connection:
             pending.add_pending_logs(connection, events)
 
-    def ready_pending(self, now_ns: int, idle_timeout_ns: int, settle_ns: int = 0) -> list[str]:
+    def ready_pending(
+        self, now_ns: int, idle_timeout_ns: int, settle_ns: int = 0, limit: int | None = None
+    ) -> list[str]:
+        """The ids of the traces ready to complete, at most ``limit``, in turns per arrival
+        (:func:`trailcheck.store.pending.ready_pending`)."""
         with read_only(self.engine) as connection:
-            return pending.ready_pending(connection, now_ns, idle_timeout_ns, settle_ns)
+            return pending.ready_pending(connection, now_ns, idle_timeout_ns, settle_ns, limit)
 
-    def pending_payloads(self, trace_id: str) -> list[bytes]:
+    def held_spans(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], PendingPayload]:
+        """The held spans among ``keys`` (trace id, span id), by key."""
+        with read_only(self.engine) as connection:
+            return pending.held_span_payloads(connection, keys)
+
+    def pending_payloads(self, trace_id: str) -> list[PendingPayload]:
         with read_only(self.engine) as connection:
             return pending.pending_payloads(connection, trace_id)
+
+    def pending_payloads_of(self, trace_ids: Sequence[str]) -> dict[str, list[PendingPayload]]:
+        with read_only(self.engine) as connection:
+            return pending.pending_payloads_of(connection, trace_ids)
 
     def pending_log_payloads(self, trace_id: str) -> list[bytes]:
         with read_only(self.engine) as connection:
             return pending.pending_log_payloads(connection, trace_id)
+
+    def pending_log_payloads_of(self, trace_ids: Sequence[str]) -> dict[str, list[bytes]]:
+        with read_only(self.engine) as connection:
+            return pending.pending_log_payloads_of(connection, trace_ids)
 
     def drop_pending_logs(self, trace_id: str) -> int:
         """Delete the held log records of a trace none of whose spans is held; how many."""
@@ -266,6 +298,22 @@ class Store:
                 # Another writer stored this trace id meanwhile: look it up again, once.
                 if attempt:
                     raise
+
+    def complete_pending_traces(self, traces: Sequence[Trace]) -> None:
+        """:meth:`complete_pending` for many traces in one transaction: all of them, or (any of
+        them failing, or another writer storing one meanwhile) none."""
+        with self.engine.begin() as connection:
+            pending.finish_pending_traces(connection, traces)
+
+    def drop_unused_origins(self, now_ns: int) -> int:
+        """Delete the origins no held span names, unnamed for an hour before ``now_ns``."""
+        with self.engine.begin() as connection:
+            return pending_origins.drop_unused_origins(connection, now_ns - ORIGIN_GRACE_NS)
+
+    def span_conflicts(self, trace_id: str) -> list[HeldConflict]:
+        """The conflicting versions of spans of ``trace_id`` kept, in arrival order."""
+        with read_only(self.engine) as connection:
+            return span_conflicts.held_conflicts(connection, trace_id)
 
     # The quarantine (trailcheck.store.quarantine)
 
