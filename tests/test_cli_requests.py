@@ -21,7 +21,12 @@ from trailcheck.cli import app
 from trailcheck.commands.declare import Command, command, implementation, new_app
 
 # Commands that take no options: the schemas.
-WITHOUT_REQUEST = {("schema", "trace"), ("schema", "dataset"), ("schema", "report")}
+WITHOUT_REQUEST = {
+    ("schema", "trace"),
+    ("schema", "dataset"),
+    ("schema", "report"),
+    ("schema", "online"),
+}
 
 
 def _declared(app_: typer.Typer, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:

@@ -7,7 +7,8 @@
     │   └── store.UnknownTraceError   no stored trace has that id
     ├── InputError                input that cannot be read or is not valid         (exit 2)
     │   ├── RecordError           one record of an input is bad; names where it is
-    │   └── loop.RuleFileError    a detection rule file is bad; names file, line, field
+    │   ├── loop.RuleFileError    a detection rule file is bad; names file, line, field
+    │   └── online.OnlineConfigError  an online evaluators file is bad; names file, line, field
     └── InfraError                a model or network service failed after its retries
 
 Exit codes of the CLI, defined here once (:data:`EXIT_OK`, :data:`EXIT_FAILED`,

@@ -34,6 +34,18 @@ def _sort_key(problem: Problem) -> tuple[bool, int]:
     return (problem.line is None, problem.line or 0)
 
 
+def in_file_order(problems: Sequence[Problem]) -> list[Problem]:
+    """The problems by line, those without a line last."""
+    return sorted(problems, key=_sort_key)
+
+
+def problems_message(problems: Sequence[Problem]) -> str:
+    """``file: 2 problems`` and then each problem on its own line."""
+    count = len(problems)
+    heading = f"{problems[0].file}: {count} problem{'s' if count > 1 else ''}"
+    return "\n".join([heading, *(str(problem) for problem in problems)])
+
+
 class DatasetError(InputError):
     """A dataset file that cannot be read or is not valid. ``problems`` holds every problem found,
     in file order; the message lists them one per line."""
@@ -41,7 +53,5 @@ class DatasetError(InputError):
     def __init__(self, problems: Sequence[Problem]) -> None:
         if not problems:
             raise ValueError("a DatasetError reports at least one problem")
-        self.problems = sorted(problems, key=_sort_key)
-        count = len(self.problems)
-        heading = f"{self.problems[0].file}: {count} problem{'s' if count > 1 else ''}"
-        super().__init__("\n".join([heading, *(str(problem) for problem in self.problems)]))
+        self.problems = in_file_order(problems)
+        super().__init__(problems_message(self.problems))

@@ -81,7 +81,12 @@ def _inner_field(error: ErrorDetails) -> DataPath:
     return field_parts(cause.field) if isinstance(cause, RecordError) else ()
 
 
-def _problems(document: Document, error: ValidationError, prefix: DataPath) -> list[Problem]:
+def validation_problems(
+    document: Document, error: ValidationError, prefix: DataPath
+) -> list[Problem]:
+    """The problems of a pydantic error from validating the part of ``document`` at ``prefix``,
+    each at its line and field: shared with the other files read as datasets are (the online
+    file)."""
     found: list[Problem] = []
     dropped = {finding.path for finding in document.findings if finding.value_dropped}
     for detail in error.errors(include_url=False):
@@ -99,7 +104,7 @@ def _header(document: Document, data: dict[str, Any], problems: list[Problem]) -
     try:
         return Dataset.model_validate(header)
     except ValidationError as error:
-        problems += _problems(document, error, ())
+        problems += validation_problems(document, error, ())
         return None
 
 
@@ -110,7 +115,7 @@ def _cases(document: Document, raw_cases: list[Any], problems: list[Problem]) ->
         try:
             cases.append(Case.model_validate(raw_case))
         except ValidationError as error:
-            problems += _problems(document, error, ("cases", index))
+            problems += validation_problems(document, error, ("cases", index))
     raw_ids = [case.get("id") if isinstance(case, dict) else None for case in raw_cases]
     for index, first in duplicate_ids(raw_ids):
         first_line = document.line_of(("cases", first, "id"))

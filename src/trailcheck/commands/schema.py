@@ -32,3 +32,12 @@ def schema_report() -> None:
     from trailcheck.run.results import report_json_schema
 
     print_json(report_json_schema())
+
+
+@schema_app.command("online", cls=Command)
+def schema_online() -> None:
+    """The JSON Schema of an online evaluators file (`trailcheck online run --config`)."""
+    from trailcheck.commands.output import print_json
+    from trailcheck.online import online_json_schema
+
+    print_json(online_json_schema())

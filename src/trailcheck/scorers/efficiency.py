@@ -173,6 +173,8 @@ class EfficiencyScorer:
     name: ClassVar[str] = "efficiency"
     # Reads message content (arguments, results, the answer): unscorable without it.
     needs_content: ClassVar[bool] = True
+    # Grades a trace on its own, with no case: online evaluators may run it (trailcheck.online).
+    reference_free: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     max_identical_calls: int | None = 2

@@ -229,6 +229,8 @@ class GroundingScorer:
     name: ClassVar[str] = "grounding"
     # Reads message content (arguments, results, the answer): unscorable without it.
     needs_content: ClassVar[bool] = True
+    # Grades a trace on its own, with no case: online evaluators may run it (trailcheck.online).
+    reference_free: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     threshold: float = 1.0

@@ -4,7 +4,9 @@ A scorer is a frozen dataclass whose fields are its settings, with ``name`` and 
 class variables, and ``score(trace, case)``. It returns a :class:`Score`, or ``None`` when the
 case does not ask for what it checks (``expected_tools`` absent, no ``expected_arguments``): a
 check that was not asked for produces no Score at all, so nothing can count it as a pass. A
-scorer that raises is recorded by :func:`run_scorer` as a :class:`ScorerFailure`.
+scorer that raises is recorded by :func:`run_scorer` as a :class:`ScorerFailure`. A scorer that
+grades a trace on its own, with no expectation from the case, says so with the class variable
+``reference_free = True``: only those run as online evaluators (:mod:`trailcheck.online`).
 
 A Score is a record (:mod:`trailcheck.trace.record`): one definition, made as cheaply in bulk
 grading as in a single test, and held by the pydantic reports as it is.

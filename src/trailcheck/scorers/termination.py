@@ -137,6 +137,9 @@ class TerminationScorer:
     name: ClassVar[str] = "termination"
     # Reads message content (arguments, results, the answer): unscorable without it.
     needs_content: ClassVar[bool] = True
+    # Grades a trace on its own (the case's expected_tools only add the required-writes check):
+    # online evaluators may run it (trailcheck.online).
+    reference_free: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 
     claim_rules: tuple[ClaimRule, ...] = DEFAULT_CLAIM_RULES

@@ -1,0 +1,81 @@
+"""Online scoring: production traces scored as they arrive, on a deterministic sample.
+
+The foundations: online evaluators as data (the online file, its JSON Schema, versions), the
+deterministic nested sampling rule shared with OpenTelemetry, and failure rates with intervals
+and the alert tests over them. The worker that scores what is due, its store tables and the
+``trailcheck online`` commands build on these (docs/online.md).
+"""
+
+from trailcheck.online.config import (
+    EVALUATOR_KINDS,
+    Evaluator,
+    EvaluatorKind,
+    OnlineConfig,
+    duration_seconds,
+    reference_free_scorers,
+)
+from trailcheck.online.filters import EvaluatorFilter
+from trailcheck.online.judges import (
+    JUDGE_NAMES,
+    GroundednessJudgeSpec,
+    JudgeSpec,
+    RubricJudgeSpec,
+    TaskCompletionJudgeSpec,
+)
+from trailcheck.online.load import OnlineConfigError, load_online_config, parse_online_config
+from trailcheck.online.rates import (
+    Alert,
+    AlertRule,
+    FailureRateAboveRule,
+    FailureRateChangeRule,
+    ProportionTest,
+    RateMethod,
+    WindowCounts,
+    evaluate_alert,
+    failure_rate,
+    two_proportion_test,
+)
+from trailcheck.online.sampling import (
+    RANDOMNESS_BITS,
+    SampleBy,
+    is_sampled,
+    randomness,
+    rejection_threshold,
+    sampling_key,
+)
+from trailcheck.online.schema import online_json_schema
+
+__all__ = [
+    "EVALUATOR_KINDS",
+    "JUDGE_NAMES",
+    "RANDOMNESS_BITS",
+    "Alert",
+    "AlertRule",
+    "Evaluator",
+    "EvaluatorFilter",
+    "EvaluatorKind",
+    "FailureRateAboveRule",
+    "FailureRateChangeRule",
+    "GroundednessJudgeSpec",
+    "JudgeSpec",
+    "OnlineConfig",
+    "OnlineConfigError",
+    "ProportionTest",
+    "RateMethod",
+    "RubricJudgeSpec",
+    "SampleBy",
+    "TaskCompletionJudgeSpec",
+    "WindowCounts",
+    "duration_seconds",
+    "evaluate_alert",
+    "failure_rate",
+    "is_sampled",
+    "load_online_config",
+    "online_json_schema",
+    "parse_online_config",
+    "randomness",
+    "reference_free_scorers",
+    "rejection_threshold",
+    "sampling_key",
+    "two_proportion_test",
+]
