@@ -220,13 +220,15 @@ def test_one_client_may_have_a_quarter_of_the_uploads_whatever_its_ports() -> No
     assert (other.client, admission.uploads) == ("::1", 3)
 
 
-def test_one_clients_uploads_hold_half_of_the_bytes_past_its_first() -> None:
+def test_one_clients_large_uploads_hold_half_of_the_bytes_past_its_first() -> None:
     admission = Admission(FAIR)
     first = _admit(admission, 6 * MiB, peer="10.1.1.1:4000")  # a first upload: any size
     refusal = _refused(_admit, admission, 2 * MiB + 1, peer="10.1.1.1:4001")
     assert "do not fit beside the 6291456 its uploads hold (at most 8388608" in refusal.message
-    _admit(admission, 512 * 1024, peer="10.1.1.2:4000")  # another client still fits
+    small = _admit(admission, 1 * MiB, peer="10.1.1.1:4002")  # its small export still gets in
+    _admit(admission, 512 * 1024, peer="10.1.1.2:4000")  # and another client's
     admission.release(first)
+    admission.release(small)
     assert admission.held_bytes == 512 * 1024
 
 

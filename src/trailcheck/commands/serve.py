@@ -147,8 +147,8 @@ class ServeRequest(NamedTuple):
             min=1,
             metavar="BYTES",
             show_default=False,
-            help="Bytes one client's uploads may hold together past its first (default: half"
-            " of `--max-inflight-bytes`).",
+            help="Bytes one client's bodies over 1 MiB may hold together past its first"
+            " (default: half of `--max-inflight-bytes`).",
         ),
     ] = None
     body_timeout: Annotated[

@@ -15,10 +15,11 @@ admitted before its body is read, or refused with 503 (gRPC ``UNAVAILABLE``) and
 No client can shut the others out (a few stalled uploads of the largest size would otherwise
 fill the bytes in flight until they time out): while a client has an upload in flight, its
 uploads together take at most a quarter of the uploads (:attr:`UploadLimits.client_uploads`,
-``--max-client-uploads``) and half of the bytes (:attr:`UploadLimits.client_bytes`,
-``--max-client-bytes``); and while anything else is in flight, a body over
-:data:`SMALL_BODY_BYTES` may not take the last eighth of the bytes
-(:attr:`UploadLimits.headroom_bytes`), kept for the small exports most senders make. A client is
+``--max-client-uploads``), and its bodies over :data:`SMALL_BODY_BYTES` at most half of the
+bytes (:attr:`UploadLimits.client_bytes`, ``--max-client-bytes``); and while anything else is in
+flight, a body over :data:`SMALL_BODY_BYTES` may not take the last eighth of the bytes
+(:attr:`UploadLimits.headroom_bytes`), kept for the small exports most senders make: a client
+whose large uploads stall still gets its small exports in. A client is
 an address, whatever its port. The first upload of a client, and a body alone in flight, are
 held to the caps of all uploads only, so the largest body is always admissible.
 
@@ -296,12 +297,14 @@ class Admission:
 
     def _check_room(self, upload: Upload, more: int, *, others_of_client: int) -> None:
         """RequestRefused (503) when ``upload`` may not hold ``more`` bytes besides what it
-        holds: past the bytes of all uploads; past a client's share, when the client has other
-        uploads in flight; into the headroom of small bodies, when it is large and not alone."""
+        holds: past the bytes of all uploads; when it is large (over :data:`SMALL_BODY_BYTES`),
+        past its client's share while the client has other uploads in flight, or into the
+        headroom of small bodies while it is not alone."""
         limits = self.limits
         if self._held + more > limits.max_inflight_bytes:
             raise _busy(self._no_room(more))
-        if others_of_client:
+        large = upload.reserved + more > SMALL_BODY_BYTES
+        if others_of_client and large:
             client_held = self._client_held.get(upload.client, 0)
             if client_held + more > limits.client_bytes:
                 raise _busy(
@@ -309,7 +312,6 @@ class Admission:
                     f" its uploads hold (at most {limits.client_bytes}, half of all)"
                 )
         alone = not self._uploads or self._uploads == {upload}
-        large = upload.reserved + more > SMALL_BODY_BYTES
         if (
             large
             and not alone
