@@ -35,11 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import signal
-import socket
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import threading
@@ -53,78 +49,21 @@ import httpx
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
+from served import Server, rss, running_server
+
 MiB = 1024 * 1024
-START_GUARD_S = 60.0
 STORE_GUARD_S = 600.0
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 WARM_TRACE = "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a"
 THIS = str(Path(__file__).resolve().parents[1] / "src")
 
 
-def rss(pid: int) -> tuple[int, int]:
-    """The process's resident set and its peak (``VmRSS``, ``VmHWM``), in bytes."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            fields[key] = int(value.split()[0]) * 1024
-    return fields["VmRSS"], fields["VmHWM"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    url: str
-    path: Path
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-
 @contextlib.contextmanager
-def running_server(folder: Path, src: str, extra: list[str]) -> Iterator[Server]:
-    """``trailcheck serve`` from ``src`` over a new SQLite file in ``folder``."""
-    port = free_port()
-    path = folder / "big.db"
-    log = folder / "serve.log"
-    command = [
-        sys.executable,
-        *("-c", "from trailcheck.cli import main; main()"),
-        *("serve", "--db", f"sqlite:///{path}", "--port", str(port), "--no-grpc", *extra),
-    ]
-    env = {**os.environ, "PYTHONPATH": src}
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
-    server = Server(process, f"http://127.0.0.1:{port}", path)
-    try:
-        guard = time.monotonic() + START_GUARD_S
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"serve exited: {log.read_text()}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
-                break
-            if time.monotonic() > guard:
-                raise SystemExit("serve did not start listening")
-            time.sleep(0.05)
+def warm_server(folder: Path, src: str, extra: list[str]) -> Iterator[Server]:
+    """``trailcheck serve`` from ``src``, answered one small request before it is measured."""
+    with running_server(folder, extra, src=src) as server:
         post(server.url, export_body([(WARM_TRACE, 1)]))
         yield server
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        tracebacks = log.read_text(errors="replace").count("Traceback")
-        if tracebacks:
-            print(f"  server log: {tracebacks} traceback(s) in {log}")
 
 
 def export_body(traces: list[tuple[str, int]]) -> bytes:
@@ -214,7 +153,7 @@ def memory(src: str, requests: list[tuple[list[str], bytes]], extra: list[str]) 
     the answer is the slowest one's."""
     with (
         tempfile.TemporaryDirectory() as folder,
-        running_server(Path(folder), src, extra) as server,
+        warm_server(Path(folder), src, extra) as server,
     ):
         before, _ = rss(server.pid)
         answers: list[tuple[int, str, float]] = []
@@ -258,7 +197,7 @@ def head_of_line(
     figures = LineFigures()
     with (
         tempfile.TemporaryDirectory() as folder,
-        running_server(Path(folder), src, extra) as server,
+        warm_server(Path(folder), src, extra) as server,
     ):
         began = time.monotonic()
 

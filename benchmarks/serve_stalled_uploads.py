@@ -30,11 +30,8 @@ Arguments after ``--`` go to ``trailcheck serve``. Linux only (``/proc``).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -47,15 +44,13 @@ import httpx
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
+from served import RETRYABLE, rss, running_server, settled_rss
+
 DECLARED = 16 * 1024 * 1024
 SENT = DECLARED - 1
 GOOD_TRACE = "600d600d600d600d600d600d600d600d"
 WARM_TRACE = "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a"
-RETRYABLE = {429, 502, 503, 504}
 MiB = 1024 * 1024
-START_GUARD_S = 60.0
-SETTLE_QUIET_S = 3.0
-SETTLE_GUARD_S = 30.0
 
 
 def export_body(trace_id: str) -> bytes:
@@ -70,67 +65,6 @@ def export_body(trace_id: str) -> bytes:
     )
     request.resource_spans.add().scope_spans.add().spans.append(span)
     return bytes(request.SerializeToString())
-
-
-def rss(pid: int) -> tuple[int, int]:
-    """The process's resident set and its peak (``VmRSS``, ``VmHWM``), in bytes."""
-    fields = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            fields[key] = int(value.split()[0]) * 1024
-    return fields["VmRSS"], fields["VmHWM"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    url: str
-    db: str
-    log: Path
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-
-@contextlib.contextmanager
-def running_server(folder: Path, extra: list[str]) -> Server:  # type: ignore[misc]
-    port = free_port()
-    db = f"sqlite:///{folder / 'stalls.db'}"
-    log = folder / "serve.log"
-    command = [
-        sys.executable,
-        *("-c", "from trailcheck.cli import main; main()"),
-        *("serve", "--db", db, "--port", str(port), "--no-grpc", "--settle", "0", *extra),
-    ]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    server = Server(process, f"http://127.0.0.1:{port}", db, log)
-    try:
-        guard = time.monotonic() + START_GUARD_S
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"serve exited: {log.read_text()}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
-                break
-            if time.monotonic() > guard:
-                raise SystemExit("serve did not start listening")
-            time.sleep(0.05)
-        yield server
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @dataclass
@@ -212,26 +146,11 @@ def stored(db: str, trace_id: str, guard_s: float) -> bool:
     return False
 
 
-def settled_rss(pid: int) -> int:
-    """The RSS once it has not changed by more than 1 MiB for SETTLE_QUIET_S seconds."""
-    last, _ = rss(pid)
-    quiet_since = time.monotonic()
-    guard = quiet_since + SETTLE_GUARD_S
-    while time.monotonic() < guard:
-        time.sleep(0.25)
-        now, _ = rss(pid)
-        if abs(now - last) > MiB:
-            last, quiet_since = now, time.monotonic()
-        elif time.monotonic() - quiet_since >= SETTLE_QUIET_S:
-            break
-    return last
-
-
 def run(count: int, extra: list[str], good_deadline_s: float) -> None:
     payload = memoryview(bytes(SENT))
     with (
         tempfile.TemporaryDirectory() as directory,
-        running_server(Path(directory), extra) as server,
+        running_server(Path(directory), ["--settle", "0", *extra]) as server,
     ):
         port = int(server.url.rsplit(":", 1)[1])
         warm = httpx.post(

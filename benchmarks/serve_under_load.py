@@ -66,7 +66,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from scale_speed import loadavg
-from serve_stalled_uploads import RETRYABLE, Server, rss, running_server, settled_rss
+from served import RETRYABLE, Server, rss, running_server, settled_rss
 
 MiB = 1024 * 1024
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
@@ -283,7 +283,7 @@ def answered(statuses: list[str]) -> str:
 def run(name: str, args: argparse.Namespace) -> Row:
     with (
         tempfile.TemporaryDirectory() as folder,
-        running_server(Path(folder), args.serve) as server,
+        running_server(Path(folder), ["--settle", "0", *args.serve]) as server,
     ):
         warm, warm_id = good_body()
         assert httpx.post(f"{server.url}/v1/traces", content=warm, headers=PROTOBUF).is_success
