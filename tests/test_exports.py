@@ -594,6 +594,7 @@ EXPORTS: dict[str, list[str]] = {
         "duration_seconds",
         "evaluate_alert",
         "failure_rate",
+        "fisher_exact_p",
         "is_sampled",
         "load_online_config",
         "online_json_schema",

@@ -18,6 +18,7 @@ from trailcheck.online import (
     WindowCounts,
     evaluate_alert,
     failure_rate,
+    fisher_exact_p,
     two_proportion_test,
 )
 
@@ -68,23 +69,54 @@ def test_a_window_cannot_pass_more_than_it_scored() -> None:
 
 
 @pytest.mark.parametrize(
-    ("counts", "z", "p_value"),
+    ("counts", "z", "p_value", "method"),
     [
         # By hand: pooled 50/200 = 0.25, se = sqrt(0.25 * 0.75 * (1/100 + 1/100)) = 0.0612372,
-        # z = 0.1 / se = 1.6329932; p = erfc(z / sqrt 2). The p-values equal scipy 1.17.1's
+        # z = 0.1 / se = 1.6329932; p = erfc(z / sqrt 2). The z p-values equal scipy 1.17.1's
         # chi2_contingency(correction=False) of the 2x2 table (z^2 is its statistic, 2.6667).
-        ((30, 100, 20, 100), 1.6329931618554523, 0.10247043485974942),
-        ((12, 40, 5, 200), math.sqrt(38.30123977842257), 6.06241176576089e-10),
-        ((1, 1000, 40, 1000), -math.sqrt(37.87397751466028), 7.546515293982662e-10),
+        ((30, 100, 20, 100), 1.6329931618554523, 0.10247043485974942, "z"),
+        # A cell expects 40 * 17 / 240 = 2.8 failures: the p-value is Fisher's exact test's
+        # (scipy 1.17.1 fisher_exact), where z alone would say 6.1e-10.
+        ((12, 40, 5, 200), math.sqrt(38.30123977842257), 3.2720078076415854e-07, "fisher"),
+        ((1, 1000, 40, 1000), -math.sqrt(37.87397751466028), 7.546515293982662e-10, "z"),
     ],
 )
-def test_the_pooled_z_test_against_known_values(
-    counts: tuple[int, int, int, int], z: float, p_value: float
+def test_the_two_proportion_test_against_known_values(
+    counts: tuple[int, int, int, int], z: float, p_value: float, method: str
 ) -> None:
     test = two_proportion_test(*counts)
     assert test.z == pytest.approx(z, rel=1e-9)
     assert test.p_value == pytest.approx(p_value, rel=1e-6)
+    assert test.method == method
     assert test.difference == pytest.approx(counts[0] / counts[1] - counts[2] / counts[3])
+
+
+@pytest.mark.parametrize(
+    ("table", "p_value"),
+    [
+        # scipy 1.17.1 fisher_exact of the same tables.
+        ((1, 10, 11, 14), 0.0027594561852200836),
+        ((3, 10, 0, 10), 0.21052631578947367),
+        ((2, 10, 0, 10), 0.4736842105263158),
+        ((3, 1000, 0, 200), 1.0),
+    ],
+)
+def test_fishers_exact_test_against_known_values(
+    table: tuple[int, int, int, int], p_value: float
+) -> None:
+    assert fisher_exact_p(*table) == pytest.approx(p_value, rel=1e-9)
+
+
+def test_small_windows_are_judged_by_the_exact_test_not_the_normal_one() -> None:
+    test = two_proportion_test(3, 10, 0, 10)  # z = 1.88 says p = 0.06
+    assert test.method == "fisher"
+    assert test.p_value == pytest.approx(0.21052631578947367)
+    alert = evaluate_alert(
+        FailureRateChangeRule(alpha=0.1),
+        WindowCounts(scored=10, passed=7),
+        baseline=WindowCounts(scored=10, passed=10),
+    )
+    assert alert is None  # 3 failures in 10 after none in 10 is chance at alpha 0.1
 
 
 def test_equal_windows_with_no_failures_or_only_failures_do_not_differ() -> None:
@@ -155,12 +187,12 @@ def test_a_change_rule_fires_when_the_rate_rises_beyond_chance() -> None:
     )
     assert alert is not None
     assert alert.test is not None
-    assert alert.test.p_value == pytest.approx(6.06241176576089e-10, rel=1e-6)
+    assert alert.test.p_value == pytest.approx(3.2720078076415854e-07, rel=1e-6)
     assert alert.baseline is not None
     assert (alert.baseline.count, alert.baseline.total) == (5, 200)
     assert alert.reason == (
         "failure rate 12/40=0.300 against baseline 5/200=0.025: up 0.275, z=6.19,"
-        " two-sided p=6.1e-10 < alpha 0.01"
+        " two-sided p=3.3e-07 (Fisher exact) < alpha 0.01"
     )
 
 

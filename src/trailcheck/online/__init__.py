@@ -33,6 +33,7 @@ from trailcheck.online.rates import (
     WindowCounts,
     evaluate_alert,
     failure_rate,
+    fisher_exact_p,
     two_proportion_test,
 )
 from trailcheck.online.sampling import (
@@ -69,6 +70,7 @@ __all__ = [
     "duration_seconds",
     "evaluate_alert",
     "failure_rate",
+    "fisher_exact_p",
     "is_sampled",
     "load_online_config",
     "online_json_schema",
