@@ -23,6 +23,7 @@ from trailcheck.trace import Trace
 PROTOBUF: Final = {"Content-Type": "application/x-protobuf"}
 # What OTLP exporters retry (the server's busy answer is 503).
 RETRIED: Final = frozenset({429, 502, 503, 504})
+CUT_OFF: Final = 408
 # uvicorn's line once the app has started and the socket listens; serve's line naming the gRPC
 # address it bound.
 _LISTENING: Final = re.compile(rb"Uvicorn running on http://127\.0\.0\.1:(\d+) ")
@@ -105,9 +106,20 @@ class ServeProcess:
 
     def post_good_trace(self) -> str:
         """Export a good trace (an ended agent run with a tool call) under a fresh id; its id,
-        once the server took it (200)."""
+        once the server took it (200).
+
+        Sent again when its body was cut off (408): a server given a read timeout of a fifth of
+        a second, on a machine kept busy by other processes, may find a body that was sent whole
+        still unread that long, and the property here is that it goes on storing traces, not
+        how fast the machine is."""
         trace_id = uuid.uuid4().hex
-        answer = self.export(protobuf_body(agent_span(trace_id), tool_span(trace_id)))
+        body = protobuf_body(agent_span(trace_id), tool_span(trace_id))
+
+        def taken() -> httpx.Response | None:
+            response = self.export(body)
+            return None if response.status_code == CUT_OFF else response
+
+        answer = wait_until(taken, "the good trace taken, not cut off", poll_s=0.05)
         assert answer.status_code == 200, answer.text
         return trace_id
 
