@@ -1,8 +1,7 @@
-"""``trailcheck import`` of trailcheck JSONL over every core: each line read by the bulk reader
-(:func:`~trailcheck.importing.trailcheck_jsonl.parse_trace_line`, which refuses what the import path
-refuses) and written back by :func:`~trailcheck.importing.trailcheck_jsonl.dump_trace`, the
-bytes :func:`~trailcheck.importing.trailcheck_jsonl.dump_trace` gives. Lines come back in input
-order; a trace id seen before is rejected as :func:`~trailcheck.importing.iter_import` rejects it.
+"""``trailcheck import`` of trailcheck JSONL over every core: each line read as every reader
+reads it (:func:`~trailcheck.importing.trailcheck_jsonl.parse_trace_line`) and written back by
+:func:`~trailcheck.trace.jsonl.dump_trace`. Lines come back in input order; a trace id seen
+before is rejected as :func:`~trailcheck.importing.iter_import` rejects it.
 """
 
 from __future__ import annotations

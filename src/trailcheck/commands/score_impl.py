@@ -122,7 +122,7 @@ def score_command(request: ScoreRequest) -> None:
     """The body of :func:`trailcheck.commands.score.score_command`. Trailcheck JSONL files
     (one input, however many shards) and the store are graded over
     ``--workers`` processes (default: every core), with the same results in the same order;
-    other formats, sessions and ``--emit-otel`` take the pydantic path in process."""
+    other formats, sessions and ``--emit-otel`` are graded in this process."""
     target = emit_target(request.emit_otel, request.emit_otel_header)
     where = executor_kind(request.executor, request.address, request.num_cpus)
     traces, format_name = request.traces or [], request.format_name
@@ -219,8 +219,8 @@ def _nothing_scored(rejected: int, unmatched: int) -> str:
 def _in_process(
     where: Executor, whole_traces: bool, traces: list[Path], format_name: str | None
 ) -> bool:
-    """Whether the traces are graded here on the pydantic path (other formats, sessions, the
-    scores sent as telemetry), not on the bulk path; Ray runs only the bulk path."""
+    """Whether the traces are graded in this process (other formats, sessions, the scores sent
+    as telemetry), not on the bulk path; Ray runs only the bulk path."""
     in_process = whole_traces or not all(reads_as_trailcheck(path, format_name) for path in traces)
     if in_process and where == "ray":
         raise UsageError(

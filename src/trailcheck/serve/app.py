@@ -254,5 +254,8 @@ async def _watch_forever(admission: Admission, interval_s: float) -> None:
             admission.cut_off_overdue()
             if not admission.uploads:
                 await run_in_threadpool(trim)
+        # A watch that died would never cut off a stalled upload again: whatever one round
+        # raises (a bug in a cancel callback, say) is logged with its traceback, and the next
+        # round runs.
         except Exception:
             logger.exception("watching the uploads in flight failed; trying again")

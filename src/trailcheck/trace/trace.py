@@ -38,7 +38,7 @@ class Trace(Record, frozen=True, dict=True, gc=True):
         check_trace(self.trace_id, self.spans)
 
     @computed_once
-    def tree(self) -> SpanTree[Span]:
+    def tree(self) -> SpanTree:
         """Span-tree queries (children, ancestors, find, root)."""
         return SpanTree(self.spans)
 

@@ -3,33 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Generic
-
-from typing_extensions import TypeVar
+from typing import Any
 
 from trailcheck.trace.kinds import SpanKind
 from trailcheck.trace.span import Span
-
-# The spans' holder: ``SpanTree`` alone is a tree of pydantic Spans.
-S = TypeVar("S", bound=Span, default=Span, covariant=True)
 
 
 def _start_order(span: Span) -> tuple[int, str]:
     return (span.start_ns, span.span_id)
 
 
-class SpanTree(Generic[S]):
+class SpanTree:
     """An index over a trace's spans. Siblings and roots are in start order (then span id).
 
-    Built from a validated trace (:class:`~trailcheck.trace.Trace` or
-    :class:`~trailcheck.trace.Trace`), whose spans have unique ids and whose parents
-    are all present.
+    Built from the spans of a :class:`~trailcheck.trace.Trace`, which have unique ids and whose
+    parents are all present.
     """
 
-    def __init__(self, spans: Sequence[S]) -> None:
-        self._by_id: dict[str, S] = {span.span_id: span for span in spans}
-        self._children: dict[str, list[S]] = {}
-        roots: list[S] = []
+    def __init__(self, spans: Sequence[Span]) -> None:
+        self._by_id: dict[str, Span] = {span.span_id: span for span in spans}
+        self._children: dict[str, list[Span]] = {}
+        roots: list[Span] = []
         for span in sorted(spans, key=_start_order):
             if span.parent_id is None:
                 roots.append(span)
@@ -40,7 +34,7 @@ class SpanTree(Generic[S]):
     def __len__(self) -> int:
         return len(self._by_id)
 
-    def __iter__(self) -> Iterator[S]:
+    def __iter__(self) -> Iterator[Span]:
         """Depth-first, pre-order, siblings in start order."""
         stack = list(reversed(self._roots))
         while stack:
@@ -48,7 +42,7 @@ class SpanTree(Generic[S]):
             yield span
             stack.extend(reversed(self._children.get(span.span_id, [])))
 
-    def get(self, span_id: str) -> S:
+    def get(self, span_id: str) -> Span:
         """The span with this id; ``KeyError`` naming it when there is none."""
         try:
             return self._by_id[span_id]
@@ -56,23 +50,23 @@ class SpanTree(Generic[S]):
             raise KeyError(f"no span {span_id!r} in this trace") from None
 
     @property
-    def roots(self) -> list[S]:
+    def roots(self) -> list[Span]:
         """Spans without a parent, in start order."""
         return list(self._roots)
 
     @property
-    def root(self) -> S | None:
+    def root(self) -> Span | None:
         """The first root span (a well-formed trace has exactly one); ``None`` for no spans."""
         return self._roots[0] if self._roots else None
 
-    def children(self, span_id: str) -> list[S]:
+    def children(self, span_id: str) -> list[Span]:
         """Direct children of a span, in start order."""
         self.get(span_id)
         return list(self._children.get(span_id, []))
 
-    def descendants(self, span_id: str) -> list[S]:
+    def descendants(self, span_id: str) -> list[Span]:
         """Every span below this one, depth-first."""
-        found: list[S] = []
+        found: list[Span] = []
         stack = list(reversed(self.children(span_id)))
         while stack:
             span = stack.pop()
@@ -80,14 +74,14 @@ class SpanTree(Generic[S]):
             stack.extend(reversed(self._children.get(span.span_id, [])))
         return found
 
-    def parent(self, span_id: str) -> S | None:
+    def parent(self, span_id: str) -> Span | None:
         """The parent span, or ``None`` for a root."""
         parent_id = self.get(span_id).parent_id
         return None if parent_id is None else self._by_id[parent_id]
 
-    def ancestors(self, span_id: str) -> list[S]:
+    def ancestors(self, span_id: str) -> list[Span]:
         """Parent first, then its parent, up to the root."""
-        found: list[S] = []
+        found: list[Span] = []
         parent = self.parent(span_id)
         while parent is not None:
             found.append(parent)
@@ -104,8 +98,8 @@ class SpanTree(Generic[S]):
         name: str | None = None,
         kind: SpanKind | None = None,
         attribute: tuple[str, Any] | None = None,
-        where: Callable[[S], bool] | None = None,
-    ) -> list[S]:
+        where: Callable[[Span], bool] | None = None,
+    ) -> list[Span]:
         """Spans matching every condition given, in tree order.
 
         ``attribute=(key, value)`` matches spans whose attribute ``key`` equals ``value``;
