@@ -85,6 +85,7 @@ __all__ = [
     "EvaluatorKind",
     "OnlineConfig",
     "duration_seconds",
+    "online_scorer",
     "reference_free_scorers",
 ]
 
@@ -163,7 +164,7 @@ class _WithNameShorthand:
 OnlineScorerSpec = Annotated[ScorerSpec, BeforeValidator(_scorer_spec), _WithNameShorthand()]
 
 
-def _online_scorer(spec: ScorerSpec) -> Scorer:
+def online_scorer(spec: ScorerSpec) -> Scorer:
     """The scorer ``spec`` builds, when it is reference-free; ValueError saying why not."""
     if spec.name not in reference_free_scorers():
         usable = ", ".join(sorted(reference_free_scorers()))
@@ -244,7 +245,7 @@ class Evaluator(BaseModel):
     @classmethod
     def _usable_scorer(cls, spec: ScorerSpec | None) -> ScorerSpec | None:
         if spec is not None:
-            _online_scorer(spec)
+            online_scorer(spec)
         return spec
 
     @model_validator(mode="after")
@@ -267,7 +268,7 @@ class Evaluator(BaseModel):
             data = rule.model_dump(mode="json", exclude_defaults=True, exclude={"description"})
             return {"rule": {**data, "kind": rule.kind}}
         if self.scorer is not None:
-            scorer = _online_scorer(self.scorer)
+            scorer = online_scorer(self.scorer)
             spec = scorer.to_spec().model_dump(mode="json")
             return {"scorer": spec, "scorer_version": scorer.version}
         if self.policy is not None:

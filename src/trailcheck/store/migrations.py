@@ -232,6 +232,23 @@ def m008_pending_origins_and_conflicts(connection: Connection) -> None:
     _create(connection, [schema.pending_origins, schema.span_conflicts])
 
 
+def m009_online_scoring(connection: Connection) -> None:
+    """The online worker's tables: evaluator versions, planning cursors and their holes, the
+    job queue, scores, executions and fired alerts (docs/online.md)."""
+    _create(
+        connection,
+        [
+            schema.online_evaluators,
+            schema.online_cursors,
+            schema.online_holes,
+            schema.online_jobs,
+            schema.online_scores,
+            schema.online_executions,
+            schema.online_alerts,
+        ],
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
@@ -241,6 +258,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m006_quarantined_traces", m006_quarantined_traces),
     Migration("m007_trace_browse_order", m007_trace_browse_order),
     Migration("m008_pending_origins_and_conflicts", m008_pending_origins_and_conflicts),
+    Migration("m009_online_scoring", m009_online_scoring),
 )
 
 

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     Computed,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -40,6 +41,13 @@ __all__ = [
     "metadata",
     "migrations_table",
     "notes",
+    "online_alerts",
+    "online_cursors",
+    "online_evaluators",
+    "online_executions",
+    "online_holes",
+    "online_jobs",
+    "online_scores",
     "pending_log_events",
     "pending_origins",
     "pending_spans",
@@ -312,4 +320,140 @@ quarantined_traces = Table(
     Column("trace_id", String(), primary_key=True),
     Column("reason", Text, nullable=False),
     Column("quarantined_ns", Int64, nullable=False),
+)
+
+
+# --- online scoring (added by m009): docs/online.md, trailcheck.online.queue -------------------
+
+# Each evaluator version the worker has met: name@version, what it runs and its definition (the
+# canonical JSON its version hashes), kept after the file changes so old scores stay explained.
+online_evaluators = Table(
+    "online_evaluators",
+    metadata,
+    Column("name", String(120), primary_key=True),
+    Column("version", String(32), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("definition", Text, nullable=False),
+    Column("registered_ns", Int64, nullable=False),
+)
+
+# How far an evaluator version has planned: every trace with seq <= last_seq has been considered
+# (a job made when sampled and admitted), except the seqs in online_holes.
+online_cursors = Table(
+    "online_cursors",
+    metadata,
+    Column("name", String(120), primary_key=True),
+    Column("version", String(32), primary_key=True),
+    Column("last_seq", Int64, nullable=False),
+    Column("updated_ns", Int64, nullable=False),
+)
+
+# Seqs below a cursor that no trace held when the cursor passed them: on PostgreSQL a seq is
+# taken before its transaction commits, so a trace may still appear there; a hole is looked at
+# again on every pass until its trace is planned or the hole is older than an hour.
+online_holes = Table(
+    "online_holes",
+    metadata,
+    Column("name", String(120), primary_key=True),
+    Column("version", String(32), primary_key=True),
+    Column("seq", Int64, primary_key=True),
+    Column("noticed_ns", Int64, nullable=False),
+)
+
+# One row per (evaluator version, sampled trace): the queue. state is due (waiting for due_ns
+# and next_attempt_ns), leased (a worker holds it until lease_expires_ns), or final: scored,
+# skipped (the evaluator does not apply), failed (kept failing: attempts ran out) or
+# quarantined (the evaluator crashed on this trace). trace_ns is when the trace started, the
+# time windows count it in.
+online_jobs = Table(
+    "online_jobs",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("name", String(120), nullable=False),
+    Column("version", String(32), nullable=False),
+    Column("trace_id", String(), nullable=False),
+    Column("trace_ns", Int64, nullable=False),
+    Column("due_ns", Int64, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("attempts", Int32, nullable=False),
+    Column("next_attempt_ns", Int64, nullable=False),
+    Column("lease_owner", String()),
+    Column("lease_expires_ns", Int64),
+    Column("last_error", Text),
+    Column("updated_ns", Int64, nullable=False),
+    UniqueConstraint("name", "version", "trace_id", name="uq_online_job"),
+)
+Index("ix_online_jobs_claim", online_jobs.c.state, online_jobs.c.due_ns)
+Index("ix_online_jobs_window", online_jobs.c.name, online_jobs.c.version, online_jobs.c.trace_ns)
+
+# A trace's score by an evaluator version: at most one (the key), written in the transaction
+# that finishes its job.
+online_scores = Table(
+    "online_scores",
+    metadata,
+    Column("name", String(120), primary_key=True),
+    Column("version", String(32), primary_key=True),
+    Column("trace_id", String(), primary_key=True),
+    Column("passed", Boolean, nullable=False),
+    Column("value", Float),
+    Column("label", String(120)),
+    Column("reason", Text, nullable=False),
+    Column("trace_ns", Int64, nullable=False),
+    Column("scored_ns", Int64, nullable=False),
+    Column("execution_id", BigInteger),
+)
+Index(
+    "ix_online_scores_window",
+    online_scores.c.name,
+    online_scores.c.version,
+    online_scores.c.trace_ns,
+)
+
+# Every execution of an evaluator on a trace, whatever came of it (outcome: passed, failed,
+# skipped, retry, gave_up, crashed, lost_lease): what it read (input_digest), which model and
+# what it cost, how long it took, the error; record is the execution as a trailcheck trace.
+online_executions = Table(
+    "online_executions",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("name", String(120), nullable=False),
+    Column("version", String(32), nullable=False),
+    Column("trace_id", String(), nullable=False),
+    Column("attempt", Int32, nullable=False),
+    Column("worker", String(), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("outcome", String(16), nullable=False),
+    Column("started_ns", Int64, nullable=False),
+    Column("duration_ns", Int64, nullable=False),
+    Column("input_digest", String(64), nullable=False),
+    Column("model", String()),
+    Column("input_tokens", Int64),
+    Column("output_tokens", Int64),
+    Column("cost", Float),
+    Column("error", Text),
+    Column("record", Text, nullable=False),
+)
+Index(
+    "ix_online_executions_trace",
+    online_executions.c.name,
+    online_executions.c.version,
+    online_executions.c.trace_id,
+)
+Index("ix_online_executions_started", online_executions.c.kind, online_executions.c.started_ns)
+
+# Alerts that fired: one per alert, evaluator version and window (the key), with the notice as
+# JSON and what became of each delivery.
+online_alerts = Table(
+    "online_alerts",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    Column("alert", String(120), nullable=False),
+    Column("name", String(120), nullable=False),
+    Column("version", String(32), nullable=False),
+    Column("window_start_ns", Int64, nullable=False),
+    Column("window_end_ns", Int64, nullable=False),
+    Column("fired_ns", Int64, nullable=False),
+    Column("notice", Text, nullable=False),
+    Column("deliveries", Text, nullable=False),
+    UniqueConstraint("alert", "version", "window_start_ns", name="uq_online_alert"),
 )

@@ -33,4 +33,4 @@ class Finding(BaseModel):
     severity: Severity
     reason: str = Field(min_length=1)
     evidence: tuple[str, ...] = ()
-    source: str = Field(min_length=1, pattern=r"^(rule|human):.+$")
+    source: str = Field(min_length=1, pattern=r"^(rule|human|online):.+$")

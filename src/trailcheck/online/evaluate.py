@@ -1,0 +1,168 @@
+"""One online evaluator on one trace: passed, failed, or does not apply, and why.
+
+The deterministic kinds (``rule``, ``scorer``, ``policy``) are plain functions of the trace: the
+same trace and version always give the same outcome, so an exception raised by one is a fault
+of that evaluator on that trace, which the worker quarantines rather than retries. A ``judge``
+is asked through a :data:`JudgeRunner`, which the worker is given (a model judge built from the
+spec, or a fake in tests); a judging that yields no verdict (the model could not be reached, or
+never answered in the schema) is :class:`Unjudged`, which the worker retries with backoff.
+
+An evaluator that does not apply to a trace (a rule that reads content the instrumentation did
+not record, a rule that needs every span on a trace imported incomplete, a scorer with nothing
+to grade) is ``skipped`` with the reason: not a pass, never counted in a failure rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from trailcheck.cases import Case
+from trailcheck.judge.verdict import Judging
+from trailcheck.loop import Rule
+from trailcheck.online.config import Evaluator, online_scorer
+from trailcheck.policy.evaluate import violations
+from trailcheck.trace import Severity, Trace
+from trailcheck.trace.content_gap import content_gap
+from trailcheck.trace.incomplete import incompleteness, needs_complete_trace
+
+__all__ = [
+    "EvaluatorOutcome",
+    "JudgeResult",
+    "JudgeRunner",
+    "Unjudged",
+    "evaluate_deterministic",
+    "evaluate_judge",
+]
+
+OutcomeKind = Literal["passed", "failed", "skipped"]
+
+# The severity of a failure found by a scorer, policy or judge (a rule carries its own).
+DEFAULT_SEVERITY: Severity = "medium"
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluatorOutcome:
+    """What one evaluator made of one trace. ``label`` names the failure (the rule's label, the
+    judge's failure mode, else the evaluator's name) and ``evidence`` the spans that show it;
+    ``model`` and the tokens say what a judge spent."""
+
+    kind: OutcomeKind
+    reason: str
+    value: float | None = None
+    label: str | None = None
+    severity: Severity = DEFAULT_SEVERITY
+    evidence: tuple[str, ...] = ()
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.kind == "passed"
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeResult:
+    """A judging, with the model that judged and what it spent (``None`` when not known)."""
+
+    judging: Judging
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+JudgeRunner = Callable[[Evaluator, Trace], Awaitable[JudgeResult]]
+"""Judges a trace for a ``judge`` evaluator."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unjudged:
+    """A judging without a verdict: retried, and counted as failed when retries run out."""
+
+    reason: str
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+# The case a reference-free scorer is given: it asks for nothing, so the scorer grades the trace
+# on its own.
+_NO_CASE = Case(id="online", input="(online traffic: no case)")
+
+
+def evaluate_deterministic(
+    evaluator: Evaluator, trace: Trace, rules: Mapping[str, Rule]
+) -> EvaluatorOutcome:
+    """The outcome of a ``rule``, ``scorer`` or ``policy`` evaluator on ``trace``; whatever it
+    raises propagates (the worker quarantines the trace for this evaluator)."""
+    if evaluator.rule is not None:
+        return _rule_outcome(rules[evaluator.rule], trace)
+    if evaluator.scorer is not None:
+        score = online_scorer(evaluator.scorer).score(trace, _NO_CASE)
+        if score is None:
+            return EvaluatorOutcome("skipped", f"scorer {evaluator.scorer.name}: nothing to grade")
+        return EvaluatorOutcome(
+            "passed" if score.passed else "failed",
+            score.reason,
+            value=score.value,
+            label=None if score.passed else evaluator.name,
+            evidence=score.evidence,
+        )
+    if evaluator.policy is not None:
+        found = violations(evaluator.policy, trace)
+        if not found:
+            return EvaluatorOutcome("passed", f"{len(evaluator.policy)} policy rules kept")
+        return EvaluatorOutcome(
+            "failed",
+            "; ".join(str(violation) for violation in found),
+            label=evaluator.name,
+            severity="high",
+            evidence=tuple(dict.fromkeys(v.call.span_id for v in found if v.call.span_id)),
+        )
+    raise ValueError(f"evaluator {evaluator.name!r} is a {evaluator.kind}, not deterministic")
+
+
+def _rule_outcome(rule: Rule, trace: Trace) -> EvaluatorOutcome:
+    # As detect does: a rule is not run where its failure would be the telemetry's.
+    gap = content_gap(trace) if rule.needs_content else None
+    if gap is not None:
+        return EvaluatorOutcome("skipped", f"rule {rule.name} reads content not recorded")
+    incomplete = incompleteness(trace) if needs_complete_trace(rule) else None
+    if incomplete is not None:
+        return EvaluatorOutcome("skipped", incomplete.verdict_reason)
+    finding = rule.detect(trace)
+    if finding is None:
+        return EvaluatorOutcome("passed", f"rule {rule.name}: no {rule.label}")
+    return EvaluatorOutcome(
+        "failed",
+        finding.reason,
+        label=finding.label,
+        severity=finding.severity,
+        evidence=finding.evidence,
+    )
+
+
+async def evaluate_judge(
+    evaluator: Evaluator, trace: Trace, runner: JudgeRunner
+) -> EvaluatorOutcome | Unjudged:
+    """The judge's outcome on ``trace``, or :class:`Unjudged` when no verdict came."""
+    result = await runner(evaluator, trace)
+    verdict = result.judging.verdict
+    if verdict is None:
+        return Unjudged(
+            result.judging.reason or "the judge gave no verdict",
+            model=result.model,
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+        )
+    reason = result.judging.reason or ("passed" if verdict.passed else "failed")
+    return EvaluatorOutcome(
+        "passed" if verdict.passed else "failed",
+        reason,
+        label=None if verdict.passed else (verdict.failure_mode or evaluator.name),
+        model=result.model,
+        input_tokens=result.input_tokens,
+        output_tokens=result.output_tokens,
+    )

@@ -1,0 +1,477 @@
+"""The online worker: plan what arrived, score what is due, record every execution.
+
+A pass (:meth:`OnlineWorker.run_once`) registers the file's evaluator versions, plans every
+trace stored since each evaluator's cursor (:func:`~trailcheck.online.queue.plan`), then claims
+due jobs in batches and runs them until none is due, and finally checks the alerts. Everything
+it knows lives in the store, so a worker killed at any point resumes where the store says, and
+several workers share one store (:mod:`trailcheck.online.queue` says how none overlaps).
+
+What becomes of a job:
+
+- the evaluator passed or failed: **scored** (the score, and a finding for a failure, which
+  ``detect``'s clusters and ``promote`` then read like any other);
+- it does not apply to the trace: **skipped**, with the reason;
+- a deterministic evaluator raised, or the trace cannot be read: **quarantined** for that
+  evaluator at once (running it again would raise again); the queue goes on;
+- a judge gave no verdict or raised: tried again after a backoff, and when ``max_attempts``
+  attempts gave none, **failed**, counted in the status, never dropped;
+- a judge over its budget (calls or tokens an hour, counted over every worker's executions in
+  the store): put back untried until the hour's oldest call ages out.
+
+Every attempt is an execution row: what it read (the trace's content hash), the model and
+tokens, how long it took, its outcome and error, and the execution itself as a trailcheck trace
+(``record``), so an evaluator run can be opened like any trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import socket
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Final
+
+from sqlalchemy import select
+
+from trailcheck.errors import UsageError
+from trailcheck.loop import Rule, builtin_rules
+from trailcheck.online.config import Evaluator, OnlineConfig
+from trailcheck.online.evaluate import (
+    EvaluatorOutcome,
+    JudgeRunner,
+    Unjudged,
+    evaluate_deterministic,
+    evaluate_judge,
+)
+from trailcheck.online.queue import (
+    Job,
+    JobState,
+    claim,
+    defer,
+    finish,
+    judge_spend,
+    plan,
+    register,
+    retry,
+)
+from trailcheck.rate_limit import Backoff
+from trailcheck.store import Store, schema
+from trailcheck.store.backends import read_only
+from trailcheck.trace import Finding, Trace
+from trailcheck.trace.span import ModelInvocation, Span, Status, Usage
+
+__all__ = ["JudgeBudget", "OnlineWorker", "PassSummary", "WorkerSettings", "default_worker_id"]
+
+_HOUR_NS: Final = 3_600 * 10**9
+_LABEL_CHARACTERS = re.compile(r"[^a-z0-9_]+")
+
+
+def default_worker_id() -> str:
+    """``host:pid:random``: unique among the workers sharing a store, and readable."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeBudget:
+    """At most ``calls`` judge calls and ``tokens`` tokens an hour (``None``: no limit),
+    counted over every worker on the store."""
+
+    calls: int | None = None
+    tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    """How a worker works: its id, its lease on a job, how many jobs it claims at once, how
+    many judgings it runs at once, how often a judge is tried, and the judges' budget."""
+
+    worker_id: str = field(default_factory=default_worker_id)
+    lease_s: float = 300.0
+    batch: int = 200
+    concurrency: int = 8
+    max_attempts: int = 3
+    backoff: Backoff = field(default_factory=lambda: Backoff(initial_s=5.0, max_s=600.0))
+    budget: JudgeBudget = field(default_factory=JudgeBudget)
+
+    def __post_init__(self) -> None:
+        if self.lease_s <= 0 or self.batch < 1 or self.concurrency < 1 or self.max_attempts < 1:
+            raise UsageError(
+                "an online worker needs a positive lease, batch, concurrency and attempts"
+            )
+
+
+@dataclass(slots=True)
+class PassSummary:
+    """What one pass did."""
+
+    planned: int = 0
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    retried: int = 0
+    gave_up: int = 0
+    quarantined: int = 0
+    deferred: int = 0
+    lost_lease: int = 0
+
+    @property
+    def scored(self) -> int:
+        return self.passed + self.failed
+
+    @property
+    def executed(self) -> int:
+        counted = ("passed", "failed", "skipped", "retried", "gave_up", "quarantined")
+        return sum(getattr(self, name) for name in counted)
+
+    def add(self, other: PassSummary) -> None:
+        for item in fields(self):
+            setattr(self, item.name, getattr(self, item.name) + getattr(other, item.name))
+
+    def as_dict(self) -> dict[str, int]:
+        counts = {item.name: getattr(self, item.name) for item in fields(self)}
+        return {**counts, "scored": self.scored}
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    content: str
+    content_hash: str
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """One execution being recorded."""
+
+    job: Job
+    evaluator: Evaluator
+    input_digest: str
+    started_ns: int
+    began: int = field(default_factory=time.perf_counter_ns)
+
+
+class OnlineWorker:
+    """Scores a store's traces by the evaluators of ``config`` (see the module).
+
+    ``rules``: the detection rules ``rule:`` evaluators name (the built-ins by default).
+    ``judge``: runs ``judge:`` evaluators; a file with a judge and no runner is refused.
+    ``clock``: nanoseconds since the epoch, what due times, leases and backoffs are read
+    against (tests pass their own)."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: OnlineConfig,
+        *,
+        rules: Sequence[Rule] | None = None,
+        judge: JudgeRunner | None = None,
+        settings: WorkerSettings | None = None,
+        clock: Callable[[], int] = time.time_ns,
+        random_fraction: Callable[[], float] = random.random,
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.settings = settings or WorkerSettings()
+        self._rules: Mapping[str, Rule] = {
+            rule.name: rule for rule in (builtin_rules() if rules is None else rules)
+        }
+        judged = [e.name for e in config.evaluators if e.judge is not None]
+        if judged and judge is None:
+            raise UsageError(
+                f"evaluators {', '.join(judged)} run a judge, and no judge model was given"
+            )
+        self._judge = judge
+        self._clock = clock
+        self._fraction = random_fraction
+        self._evaluators = {(e.name, e.version): e for e in config.evaluators if e.sampling > 0}
+
+    # --- a pass ---------------------------------------------------------------------------
+
+    def run_once(self) -> PassSummary:
+        """Plan everything stored so far, then score every job due now."""
+        summary = PassSummary(planned=self.plan())
+        while jobs := self._claim():
+            summary.add(asyncio.run(self._run_jobs(jobs)))
+        return summary
+
+    def run(self, stop: threading.Event, *, poll_s: float = 1.0) -> PassSummary:
+        """Passes until ``stop`` is set, waiting ``poll_s`` between passes that found nothing."""
+        total = PassSummary()
+        while not stop.is_set():
+            done = self.run_once()
+            total.add(done)
+            if not done.planned and not done.executed:
+                stop.wait(poll_s)
+        return total
+
+    def plan(self) -> int:
+        """Register the evaluator versions and plan every trace after their cursors."""
+        engine = self.store.engine
+        register(engine, self._evaluators.values(), self._clock())
+        planned = 0
+        for evaluator in self._evaluators.values():
+            while considered := plan(engine, evaluator, self._clock()):
+                planned += considered
+        return planned
+
+    def _claim(self) -> list[Job]:
+        return claim(
+            self.store.engine,
+            self.settings.worker_id,
+            list(self._evaluators),
+            self._clock(),
+            lease_ns=int(self.settings.lease_s * 1e9),
+            limit=self.settings.batch,
+        )
+
+    async def _run_jobs(self, jobs: Sequence[Job]) -> PassSummary:
+        stored = self._stored([job.trace_id for job in jobs])
+        gate = asyncio.Semaphore(self.settings.concurrency)
+
+        async def run(job: Job) -> PassSummary:
+            async with gate:
+                return await self._run_job(job, stored.get(job.trace_id))
+
+        summary = PassSummary()
+        for done in await asyncio.gather(*(run(job) for job in jobs)):
+            summary.add(done)
+        return summary
+
+    def _stored(self, trace_ids: Sequence[str]) -> dict[str, _Stored]:
+        traces = schema.traces
+        query = select(traces.c.trace_id, traces.c.content, traces.c.content_hash).where(
+            traces.c.trace_id.in_(trace_ids)
+        )
+        with read_only(self.store.engine) as connection:
+            return {
+                row.trace_id: _Stored(row.content, row.content_hash)
+                for row in connection.execute(query)
+            }
+
+    # --- one job --------------------------------------------------------------------------
+
+    async def _run_job(self, job: Job, stored: _Stored | None) -> PassSummary:
+        evaluator = self._evaluators[(job.name, job.version)]
+        attempt = _Attempt(job, evaluator, stored.content_hash if stored else "", self._clock())
+        if stored is None:
+            outcome = EvaluatorOutcome("skipped", "the trace is no longer stored")
+            return self._finish(attempt, outcome)
+        try:
+            trace = Trace.model_validate_json(stored.content)
+        except ValueError as error:
+            return self._quarantine(attempt, error)
+        if evaluator.judge is None:
+            try:
+                outcome = evaluate_deterministic(evaluator, trace, self._rules)
+            # An evaluator that raises is data: the trace is quarantined for it, with the
+            # error and its stack kept, and the queue goes on.
+            except Exception as error:  # noqa: BLE001
+                return self._quarantine(attempt, error)
+            return self._finish(attempt, outcome)
+        return await self._judge_job(attempt, trace)
+
+    async def _judge_job(self, attempt: _Attempt, trace: Trace) -> PassSummary:
+        over_until = self._over_budget()
+        if over_until is not None:
+            worker = self.settings.worker_id
+            defer(self.store.engine, attempt.job, worker, self._clock(), until_ns=over_until)
+            return PassSummary(deferred=1)
+        assert self._judge is not None  # refused at construction otherwise
+        try:
+            result = await evaluate_judge(attempt.evaluator, trace, self._judge)
+        # A judge that raises (its model unreachable, its client broken) is tried again, as one
+        # that answered nothing usable is; the error is recorded with each attempt.
+        except Exception as error:  # noqa: BLE001
+            result = Unjudged(f"{type(error).__name__}: {error}")
+        if isinstance(result, EvaluatorOutcome):
+            return self._finish(attempt, result)
+        return self._retry_or_give_up(attempt, result)
+
+    def _over_budget(self) -> int | None:
+        """When the judges may call again, if a budget is spent now; else None."""
+        budget = self.settings.budget
+        if budget.calls is None and budget.tokens is None:
+            return None
+        now = self._clock()
+        calls, tokens = judge_spend(self.store.engine, now - _HOUR_NS)
+        spent = (budget.calls is not None and calls >= budget.calls) or (
+            budget.tokens is not None and tokens >= budget.tokens
+        )
+        return oldest_in_hour(self.store, now) + _HOUR_NS if spent else None
+
+    def _finish(self, attempt: _Attempt, outcome: EvaluatorOutcome) -> PassSummary:
+        job, evaluator, now = attempt.job, attempt.evaluator, self._clock()
+        score = finding = None
+        if outcome.kind != "skipped":
+            score = {
+                "name": job.name,
+                "version": job.version,
+                "trace_id": job.trace_id,
+                "passed": outcome.passed,
+                "value": outcome.value,
+                "label": outcome.label,
+                "reason": outcome.reason,
+                "trace_ns": job.trace_ns,
+                "scored_ns": now,
+            }
+        if outcome.kind == "failed":
+            finding = Finding(
+                trace_id=job.trace_id,
+                label=failure_label(outcome.label or evaluator.name),
+                severity=outcome.severity,
+                reason=outcome.reason or "failed",
+                evidence=outcome.evidence,
+                source=f"online:{evaluator.name}@{evaluator.version}",
+            )
+        execution = self._execution(attempt, outcome.kind, outcome=outcome)
+        state: JobState = "skipped" if outcome.kind == "skipped" else "scored"
+        kept = finish(
+            self.store.engine,
+            job,
+            self.settings.worker_id,
+            now,
+            state=state,
+            execution=execution,
+            score=score,
+            finding=finding,
+        )
+        if not kept:
+            return PassSummary(lost_lease=1)
+        return PassSummary(**{outcome.kind: 1})
+
+    def _quarantine(self, attempt: _Attempt, error: BaseException) -> PassSummary:
+        text = "".join(traceback.format_exception(error))
+        summary = f"{type(error).__name__}: {error}"
+        execution = self._execution(attempt, "crashed", error=text)
+        kept = finish(
+            self.store.engine,
+            attempt.job,
+            self.settings.worker_id,
+            self._clock(),
+            state="quarantined",
+            execution=execution,
+            error=summary,
+        )
+        return PassSummary(quarantined=1) if kept else PassSummary(lost_lease=1)
+
+    def _retry_or_give_up(self, attempt: _Attempt, unjudged: Unjudged) -> PassSummary:
+        job, now, worker = attempt.job, self._clock(), self.settings.worker_id
+        if job.attempts >= self.settings.max_attempts:
+            execution = self._execution(attempt, "gave_up", error=unjudged.reason, spent=unjudged)
+            kept = finish(
+                self.store.engine,
+                job,
+                worker,
+                now,
+                state="failed",
+                execution=execution,
+                error=f"no verdict after {job.attempts} attempts: {unjudged.reason}",
+            )
+            return PassSummary(gave_up=1) if kept else PassSummary(lost_lease=1)
+        wait_s = self.settings.backoff.delay(job.attempts, self._fraction())
+        execution = self._execution(attempt, "retry", error=unjudged.reason, spent=unjudged)
+        kept = retry(
+            self.store.engine,
+            job,
+            worker,
+            now,
+            next_attempt_ns=now + int(wait_s * 1e9),
+            execution=execution,
+            error=unjudged.reason,
+        )
+        return PassSummary(retried=1) if kept else PassSummary(lost_lease=1)
+
+    def _execution(
+        self,
+        attempt: _Attempt,
+        outcome_name: str,
+        *,
+        outcome: EvaluatorOutcome | None = None,
+        error: str | None = None,
+        spent: Unjudged | None = None,
+    ) -> dict[str, Any]:
+        source = outcome or spent
+        model = source.model if source else None
+        input_tokens = source.input_tokens if source else None
+        output_tokens = source.output_tokens if source else None
+        duration = time.perf_counter_ns() - attempt.began
+        row = {
+            "name": attempt.job.name,
+            "version": attempt.job.version,
+            "trace_id": attempt.job.trace_id,
+            "attempt": attempt.job.attempts,
+            "worker": self.settings.worker_id,
+            "kind": attempt.evaluator.kind,
+            "outcome": outcome_name,
+            "started_ns": attempt.started_ns,
+            "duration_ns": duration,
+            "input_digest": attempt.input_digest,
+            "model": model,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cost": None,
+            "error": error,
+        }
+        reason = outcome.reason if outcome else error
+        return {**row, "record": execution_trace(row, reason).model_dump_json()}
+
+
+def execution_trace(row: Mapping[str, Any], reason: str | None) -> Trace:
+    """An execution as a trailcheck trace: one span for the evaluator's run (and, for a judge,
+    the model call's model and tokens), so it can be opened and exported like any trace."""
+    trace_id = uuid.uuid4().hex
+    start, end = row["started_ns"], row["started_ns"] + row["duration_ns"]
+    failed = row["outcome"] in ("crashed", "gave_up", "retry")
+    usage = None
+    if row["input_tokens"] is not None or row["output_tokens"] is not None:
+        usage = Usage(input_tokens=row["input_tokens"], output_tokens=row["output_tokens"])
+    llm = ModelInvocation(model=row["model"], usage=usage) if row["kind"] == "judge" else None
+    attributes = {
+        f"trailcheck.online.{key}": row[key]
+        for key in ("name", "version", "trace_id", "attempt", "worker", "outcome", "input_digest")
+    }
+    span = Span(
+        trace_id=trace_id,
+        span_id=trace_id[:16],
+        name=f"online.evaluate {row['name']}",
+        kind="llm" if llm is not None else "other",
+        start_ns=start,
+        end_ns=end,
+        status=Status(code="error", message=reason) if failed else Status(code="ok"),
+        attributes=attributes,
+        llm=llm,
+    )
+    return Trace(
+        trace_id=trace_id,
+        input=f"{row['name']}@{row['version']} on trace {row['trace_id']}",
+        final_output={"outcome": row["outcome"], "reason": reason},
+        spans=[span],
+        metadata={"trailcheck.online.execution": True},
+        usage=usage,
+    )
+
+
+def failure_label(text: str) -> str:
+    """``text`` as a finding's label: lowercase letters, digits and underscores, from a
+    letter (a judge's failure mode is free text)."""
+    label = _LABEL_CHARACTERS.sub("_", text.lower()).strip("_")[:120]
+    return label if label[:1].isalpha() else f"online_{label}"[:120].rstrip("_")
+
+
+def oldest_in_hour(store: Store, now_ns: int) -> int:
+    """When the oldest judge call of the last hour started (``now_ns`` when there is none)."""
+    table = schema.online_executions
+    with read_only(store.engine) as connection:
+        oldest = connection.execute(
+            select(table.c.started_ns)
+            .where((table.c.kind == "judge") & (table.c.started_ns >= now_ns - _HOUR_NS))
+            .order_by(table.c.started_ns)
+            .limit(1)
+        ).scalar_one_or_none()
+    return now_ns if oldest is None else int(oldest)
