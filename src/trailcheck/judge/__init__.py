@@ -48,6 +48,7 @@ from trailcheck.judge.rubric import RubricJudge
 from trailcheck.judge.run_judge import judge_labelled, load_items
 from trailcheck.judge.sentences import split_sentences
 from trailcheck.judge.structured import Asked, ask_structured, ask_verdict
+from trailcheck.judge.task_completion import TaskCompletionJudge
 from trailcheck.judge.untrusted import delimit, new_boundary, untrusted_notice
 from trailcheck.judge.verdict import (
     JudgeItem,
@@ -95,6 +96,7 @@ __all__ = [
     "SentenceJudgment",
     "SentenceJudgments",
     "SplitFigures",
+    "TaskCompletionJudge",
     "Verdict",
     "agreement_rates",
     "ask_structured",

@@ -21,6 +21,10 @@ from trailcheck.online.judges import (
     JudgeSpec,
     RubricJudgeSpec,
     TaskCompletionJudgeSpec,
+    build_judge,
+    judge_criterion,
+    judge_item,
+    judge_trace,
 )
 from trailcheck.online.load import OnlineConfigError, load_online_config, parse_online_config
 from trailcheck.online.rates import (
@@ -67,11 +71,15 @@ __all__ = [
     "SampleBy",
     "TaskCompletionJudgeSpec",
     "WindowCounts",
+    "build_judge",
     "duration_seconds",
     "evaluate_alert",
     "failure_rate",
     "fisher_exact_p",
     "is_sampled",
+    "judge_criterion",
+    "judge_item",
+    "judge_trace",
     "load_online_config",
     "online_json_schema",
     "parse_online_config",

@@ -36,11 +36,12 @@ trace must have been quiet before it is due: ``0s``, ``30s``, ``5m``, ``1h30m``;
 canonical JSON (sorted keys, no spaces) of its normalised definition, which is what decides a
 trace's score: the resolved detection rule (its kind and non-default settings, so a release that
 retunes a built-in rule makes a new version), the scorer's spec with its non-default settings
-and the scorer's own version, the policy rules without their defaults, or the judge's spec (a
-rubric's template version always included). Changing any of these makes a new version, scored
-afresh, with the old scores kept. Which traces are scored (``filter``, ``sampling``,
-``sample_by``) and when (``delay``) are not in it: widening the sample extends the scores of the
-same version, since nested sampling keeps the old sample inside the new one.
+and the scorer's own version, the policy rules without their defaults, or the judge's spec (the
+template version of a rubric or task-completion judge always included). Changing any of these
+makes a new version, scored afresh, with the old scores kept. Which traces are scored
+(``filter``, ``sampling``, ``sample_by``) and when (``delay``) are not in it: widening the
+sample extends the scores of the same version, since nested sampling keeps the old sample inside
+the new one.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ from trailcheck.cases.version import DIGEST_CHARS
 from trailcheck.errors import InputError
 from trailcheck.loop import Rule, builtin_rules
 from trailcheck.online.filters import EvaluatorFilter
-from trailcheck.online.judges import JudgeSpec, RubricJudgeSpec
+from trailcheck.online.judges import JudgeSpec, RubricJudgeSpec, TaskCompletionJudgeSpec
 from trailcheck.online.sampling import SampleBy
 from trailcheck.policy import PolicySpec
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec
@@ -277,7 +278,7 @@ class Evaluator(BaseModel):
             }
         assert self.judge is not None  # exactly one kind is given
         judge = self.judge.model_dump(mode="json", exclude_defaults=True)
-        if isinstance(self.judge, RubricJudgeSpec):
+        if isinstance(self.judge, RubricJudgeSpec | TaskCompletionJudgeSpec):
             judge["template_version"] = self.judge.template_version
         return {"judge": judge}
 

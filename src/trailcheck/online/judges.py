@@ -7,17 +7,23 @@ no setting (``judge: task_completion``):
   ``template_version``.
 - ``groundedness``: :class:`~trailcheck.judge.GroundednessJudge`: is each sentence of the answer
   supported by what the tools returned?
-- ``task_completion``: reference-free task completion: reading the conversation, was the user's
-  request met, and why (or why not)? Only the spec is defined here; its prompt comes with the
-  worker.
+- ``task_completion``: :class:`~trailcheck.judge.TaskCompletionJudge`: reading the
+  conversation alone, was the user's request met, and why (or why not)? With its
+  ``template_version``.
 
 ``model`` names the judge's model; left out, the worker's default model judges. Which model
 actually judged is recorded with each execution.
+
+A spec becomes a judge with :func:`build_judge`, and a trace a judging with
+:func:`judge_trace`: every online judge answers a :class:`~trailcheck.judge.Judging` about the
+trace (its id is the item's), with the criterion :func:`judge_criterion` names. The
+groundedness judge's figures (supported sentences over all) stay in the judging's reason; its
+verdict passes only when every sentence is supported.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -30,9 +36,19 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from trailcheck.judge.rubric import RUBRIC_TEMPLATES
+from trailcheck.judge.groundedness import GroundednessJudge
+from trailcheck.judge.judge import Judge
+from trailcheck.judge.rubric import RUBRIC_TEMPLATES, RubricJudge
+from trailcheck.judge.task_completion import (
+    TASK_COMPLETION_CRITERION,
+    TASK_COMPLETION_TEMPLATES,
+    TaskCompletionJudge,
+)
+from trailcheck.judge.verdict import JudgeItem, Judging
+from trailcheck.models.chat import ChatModel
 from trailcheck.specs.naming import unknown_name_message
 from trailcheck.specs.tagged import TaggedSpec
+from trailcheck.trace import Trace
 
 __all__ = [
     "JUDGE_NAMES",
@@ -40,14 +56,28 @@ __all__ = [
     "JudgeSpec",
     "RubricJudgeSpec",
     "TaskCompletionJudgeSpec",
+    "build_judge",
+    "judge_criterion",
+    "judge_item",
+    "judge_trace",
 ]
 
 ModelName = Annotated[str, Field(min_length=1)]
+# The criterion of a groundedness judging (the rubric's is its author's; task completion's is
+# the judge's own fixed question).
+GROUNDEDNESS_CRITERION: Final = "Each sentence of the final answer is supported by the evidence."
 
 
 class _JudgeSpecBase(TaggedSpec):
     tag_field = "name"
     model: ModelName | None = None
+
+
+def _template_version(judge: str, templates: dict[str, dict[str, str]], version: str) -> str:
+    if version not in templates:
+        known = ", ".join(sorted(templates))
+        raise ValueError(f"no {judge} template {version!r} (known: {known})")
+    return version
 
 
 class RubricJudgeSpec(_JudgeSpecBase):
@@ -60,10 +90,7 @@ class RubricJudgeSpec(_JudgeSpecBase):
     @field_validator("template_version")
     @classmethod
     def _known_template(cls, version: str) -> str:
-        if version not in RUBRIC_TEMPLATES:
-            known = ", ".join(sorted(RUBRIC_TEMPLATES))
-            raise ValueError(f"no rubric template {version!r} (known: {known})")
-        return version
+        return _template_version("rubric", RUBRIC_TEMPLATES, version)
 
 
 class GroundednessJudgeSpec(_JudgeSpecBase):
@@ -76,6 +103,12 @@ class TaskCompletionJudgeSpec(_JudgeSpecBase):
     """Was the user's request met? Read from the conversation alone, with no reference."""
 
     name: Literal["task_completion"] = "task_completion"
+    template_version: str = "1"
+
+    @field_validator("template_version")
+    @classmethod
+    def _known_template(cls, version: str) -> str:
+        return _template_version("task_completion", TASK_COMPLETION_TEMPLATES, version)
 
 
 _SPECS = (RubricJudgeSpec, GroundednessJudgeSpec, TaskCompletionJudgeSpec)
@@ -128,3 +161,37 @@ JudgeSpec = Annotated[
     _WithNameShorthand(),
 ]
 """Any online judge, chosen by its ``name``."""
+
+
+def build_judge(spec: JudgeSpec, model: ChatModel, *, retries: int = 1) -> Judge:
+    """The judge ``spec`` names, judging with ``model`` (``retries`` more attempts when an
+    answer does not fit the verdict's schema)."""
+    if isinstance(spec, RubricJudgeSpec):
+        return RubricJudge(model, template_version=spec.template_version, retries=retries)
+    if isinstance(spec, GroundednessJudgeSpec):
+        return GroundednessJudge(model, retries=retries)
+    return TaskCompletionJudge(model, template_version=spec.template_version, retries=retries)
+
+
+def judge_criterion(spec: JudgeSpec) -> str:
+    """The criterion a judging of ``spec`` records: the rubric's own, or the fixed question of
+    the groundedness and task-completion judges."""
+    if isinstance(spec, RubricJudgeSpec):
+        return spec.criterion
+    if isinstance(spec, GroundednessJudgeSpec):
+        return GROUNDEDNESS_CRITERION
+    return TASK_COMPLETION_CRITERION
+
+
+def judge_item(spec: JudgeSpec, trace: Trace) -> JudgeItem:
+    """What an online judge of ``spec`` looks at: the trace alone, under its own id."""
+    return JudgeItem(item_id=trace.trace_id, trace=trace, criterion=judge_criterion(spec))
+
+
+async def judge_trace(spec: JudgeSpec, trace: Trace, judge: Judge) -> Judging:
+    """``judge`` (built from ``spec`` by :func:`build_judge`, once per evaluator) on ``trace``.
+
+    Unscorable, never raised, when the model could not be reached or its answer did not fit
+    (the reason says which); a trace with nothing to judge (no input, no answer) is unscorable
+    with that reason."""
+    return await judge.judge(judge_item(spec, trace))
