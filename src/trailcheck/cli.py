@@ -32,6 +32,7 @@ from trailcheck.commands.loop import (
     promote_command,
     review_command,
 )
+from trailcheck.commands.online import online_app
 from trailcheck.commands.pending import pending_app
 from trailcheck.commands.report import report_command
 from trailcheck.commands.route import route_app
@@ -109,6 +110,7 @@ for name, group, panel in (
     ("schema", schema_app, IMPORT_AND_READ),
     ("judge", judge_app, RUN_AND_GRADE),
     ("pending", pending_app, SERVE_AND_UI),
+    ("online", online_app, SERVE_AND_UI),
     ("dataset", dataset_app, DATASETS),
     ("demo", demo_app, DEMOS_AND_ROUTING),
     ("route", route_app, DEMOS_AND_ROUTING),

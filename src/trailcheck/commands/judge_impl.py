@@ -33,6 +33,7 @@ from trailcheck.judge.lint import lint_rubric
 from trailcheck.judge.replay import ReplayJudge, replay_judge_from_spec
 from trailcheck.judge.run_judge import judge_labelled, load_items
 from trailcheck.models.openai_client import OpenAIChatModel
+from trailcheck.rate_limit import RateLimiter
 from trailcheck.report.calibration_view import calibration_json, render_calibration
 from trailcheck.specs.references import is_reference, resolve_reference
 
@@ -47,13 +48,20 @@ MODEL_JUDGES: Final = {
 
 
 def openai_model(
-    name: str, base_url: str | None, api_key_env: str, *, what: str
+    name: str,
+    base_url: str | None,
+    api_key_env: str,
+    *,
+    what: str,
+    rate_limiter: RateLimiter | None = None,
 ) -> OpenAIChatModel:
     """A model behind an OpenAI-compatible API; without the ``openai`` extra, a usage error
     now, before a trial or a judging would fail on it (the SDK is imported at the first call)."""
     with needs_extra("openai", what):
         importlib.import_module("openai")
-    return OpenAIChatModel(name, base_url=base_url, api_key_env=api_key_env)
+    return OpenAIChatModel(
+        name, base_url=base_url, api_key_env=api_key_env, rate_limiter=rate_limiter
+    )
 
 
 class JudgeModels:

@@ -195,9 +195,18 @@ class OnlineWorker:
 
     def run_once(self) -> PassSummary:
         """Plan everything stored so far, then score every job due now."""
+        return asyncio.run(self._pass())
+
+    async def _pass(self) -> PassSummary:
+        # One event loop a pass: the judges' model clients are made in it and closed with it.
         summary = PassSummary(planned=self.plan())
-        while jobs := self._claim():
-            summary.add(asyncio.run(self._run_jobs(jobs)))
+        try:
+            while jobs := self._claim():
+                summary.add(await self._run_jobs(jobs))
+        finally:
+            close = getattr(self._judge, "aclose", None)
+            if close is not None:
+                await close()
         return summary
 
     def run(self, stop: threading.Event, *, poll_s: float = 1.0) -> PassSummary:

@@ -1,0 +1,196 @@
+"""What ``trailcheck online`` does (its options: :mod:`trailcheck.commands.online`): the worker
+run over a store, and the status read from it."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from datetime import UTC, datetime
+from types import FrameType
+
+from trailcheck.commands.judge_impl import openai_model
+from trailcheck.commands.loop_impl import chosen_rules
+from trailcheck.commands.online import OnlineRunRequest, OnlineStatusRequest
+from trailcheck.commands.output import print_json, stderr, stdout
+from trailcheck.commands.store_commands_impl import open_store
+from trailcheck.errors import UsageError
+from trailcheck.models.chat import ChatModel
+from trailcheck.online import OnlineConfig, duration_seconds, load_online_config
+from trailcheck.online.evaluate import JudgeRunner
+from trailcheck.online.judging import ModelJudges
+from trailcheck.online.results import OnlineStatus, online_status
+from trailcheck.online.worker import (
+    JudgeBudget,
+    OnlineWorker,
+    PassSummary,
+    WorkerSettings,
+    default_worker_id,
+)
+from trailcheck.rate_limit import RateLimiter
+from trailcheck.store.trace_filter import to_ns
+
+__all__ = ["online_run", "online_status_command", "parse_since"]
+
+
+def _judge_runner(request: OnlineRunRequest, config: OnlineConfig) -> JudgeRunner | None:
+    if not any(evaluator.judge is not None for evaluator in config.evaluators):
+        return None
+    limiter = None if request.judge_rate is None else RateLimiter(rate=request.judge_rate)
+
+    def model_named(name: str | None) -> ChatModel:
+        chosen = name or request.judge_model
+        if chosen is None:
+            raise UsageError("a judge evaluator names no model: give --judge-model")
+        return openai_model(
+            chosen,
+            request.judge_base_url,
+            request.api_key_env,
+            what="an online judge",
+            rate_limiter=limiter,
+        )
+
+    judged = [e for e in config.evaluators if e.judge is not None and e.judge.model is None]
+    if judged and request.judge_model is None:
+        names = ", ".join(e.name for e in judged)
+        raise UsageError(
+            f"evaluators {names} run a judge with no model of its own: give --judge-model"
+        )
+    return ModelJudges(model_named)
+
+
+def online_run(request: OnlineRunRequest) -> None:
+    """The body of :func:`trailcheck.commands.online.online_run`."""
+    rules = chosen_rules(request.rules or [])
+    config = load_online_config(request.config, rules=rules)
+    settings = WorkerSettings(
+        lease_s=request.lease,
+        batch=request.batch,
+        concurrency=request.concurrency,
+        max_attempts=request.max_attempts,
+        budget=JudgeBudget(
+            calls=request.judge_calls_per_hour, tokens=request.judge_tokens_per_hour
+        ),
+        worker_id=request.worker_id or default_worker_id(),
+    )
+    judge = _judge_runner(request, config)
+    with open_store(request.db) as store:
+        worker = OnlineWorker(store, config, rules=rules, judge=judge, settings=settings)
+        if request.once:
+            _report(worker.run_once(), request.as_json)
+            return
+        stop = threading.Event()
+
+        def interrupted(signum: int, frame: FrameType | None) -> None:
+            stop.set()
+
+        previous = signal.signal(signal.SIGTERM, interrupted)
+        stderr.print(f"online worker {settings.worker_id} on {store.url}: scoring (Ctrl-C stops)")
+        try:
+            while not stop.is_set():
+                done = worker.run_once()
+                if done.planned or done.executed:
+                    _report(done, request.as_json)
+                else:
+                    stop.wait(request.poll)
+        except KeyboardInterrupt:
+            stderr.print("online worker: stopped")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _report(summary: PassSummary, as_json: bool) -> None:
+    if as_json:
+        print_json(summary.as_dict())
+        return
+    counts = summary.as_dict()
+    shown = ", ".join(f"{key} {value}" for key, value in counts.items() if value)
+    stdout.print(f"online: {shown or 'nothing due'}", markup=False, highlight=False)
+
+
+def parse_since(text: str, now_ns: int) -> int:
+    """``--since``: a duration ago (``24h``) or an ISO 8601 time (naive is UTC)."""
+    try:
+        return now_ns - duration_seconds(text) * 10**9
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"--since is a duration ago (24h, 30m) or an ISO 8601 time, not {text!r}"
+        ) from None
+    return to_ns(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+
+
+def online_status_command(request: OnlineStatusRequest) -> None:
+    """The body of :func:`trailcheck.commands.online.online_status`."""
+    now = time.time_ns()
+    since_ns = None if request.since is None else parse_since(request.since, now)
+    window_ns = None
+    if request.window is not None:
+        try:
+            window_ns = duration_seconds(request.window) * 10**9
+        except ValueError as error:
+            raise UsageError(f"--window: {error}") from None
+        if window_ns == 0:
+            raise UsageError("--window must be longer than 0s")
+    versions = None
+    if request.config is not None:
+        config = load_online_config(request.config)
+        versions = [(e.name, e.version) for e in config.evaluators]
+    with open_store(request.db, must_exist=True) as store:
+        status = online_status(
+            store.engine,
+            now_ns=now,
+            since_ns=since_ns,
+            window_ns=window_ns,
+            window_text=request.window,
+            versions=versions,
+            level=request.level,
+            method=request.method,
+        )
+    if request.as_json:
+        print_json(status.model_dump(mode="json"))
+        return
+    _print_status(status)
+
+
+def _bounds(interval: tuple[float | None, float | None]) -> str:
+    low, high = interval
+    return "–" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _print_status(status: OnlineStatus) -> None:
+    if not status.evaluators:
+        stdout.print("no online evaluator has run on this store (trailcheck online run)")
+        return
+    if status.since:
+        stdout.print(f"traces started since {status.since}", markup=False)
+    for row in status.evaluators:
+        level = f"{row.level:.0%}"
+        lag = "" if row.lag_s is None else f", lag {row.lag_s:.0f}s"
+        lines = [
+            f"{row.name}@{row.version} ({row.kind}): scored {row.scored}, failed {row.failed},"
+            f" failure rate {_rate(row.failure_rate)} {level} {_bounds(row.interval)}",
+            f"  queue: waiting {row.waiting}{lag}, skipped {row.skipped}, failed runs"
+            f" {row.failed_executions}, quarantined {row.quarantined}",
+        ]
+        lines += [
+            f"  {window.start}  scored {window.scored:>6}"
+            f"  failed {window.scored - window.passed:>6}"
+            f"  rate {_rate(window.failure_rate)} {_bounds(window.interval)}"
+            for window in row.windows
+        ]
+        if row.calibration is not None:
+            calibration = row.calibration
+            kappa = "–" if calibration.kappa is None else f"{calibration.kappa:.2f}"
+            lines.append(
+                f"  calibration: {calibration.labelled} labelled traces, kappa {kappa}"
+                f" {_bounds(calibration.kappa_interval)}"
+            )
+        stdout.print("\n".join(lines), markup=False, highlight=False)
