@@ -4,6 +4,7 @@ to listen beyond loopback without a token before anything is opened."""
 from __future__ import annotations
 
 import socket
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,8 +17,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from typer.testing import CliRunner
 
+from tests.online.test_worker import scores, traffic
 from tests.serve.otlp_bodies import TOOL, TRACE_A, protobuf_body, tool_span
-from tests.waiting import GUARD_S
+from tests.waiting import GUARD_S, wait_until
 from trailcheck.commands import serve_impl as serve_module
 from trailcheck.commands.serve import serve_command
 from trailcheck.errors import UsageError
@@ -242,3 +244,34 @@ def test_the_upload_options_reach_the_admission_the_app_and_grpc_share(
     limits = admission.limits
     assert (limits.max_uploads, limits.max_inflight_bytes) == (3, 5000)
     assert (limits.body_timeout_s, limits.read_timeout_s, limits.min_rate) == (7.5, 0.2, 0)
+
+
+def test_with_online_a_worker_scores_what_the_receiver_stores_and_stops_with_the_server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    online = tmp_path / "online.yaml"
+    online.write_text(
+        "evaluators:\n  - name: refund-policy\n    rule: refund_without_identity_check\n"
+    )
+    scored: list[dict[str, bool]] = []
+
+    def serve_while_traffic_arrives(
+        app: FastAPI, *, host: str, port: int, token: str | None, grpc: GrpcReceiver | None
+    ) -> None:
+        if isinstance(grpc, GrpcReceiver):
+            grpc.stop(0)
+        store = app.state.intake.store
+        store.ingest(traffic(3))
+        wait_until(lambda: len(scores(store, "refund-policy")) == 3, "the online scores")
+        scored.append(scores(store, "refund-policy"))
+
+    monkeypatch.setattr(serve_module, "serve_forever", serve_while_traffic_arrives)
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    db = f"sqlite:///{tmp_path / 'online.db'}"
+    result = CliRunner().invoke(_cli(), ["serve", "--db", db, "--online", str(online)])
+
+    assert result.exit_code == 0, result.output
+    assert "scoring online: refund-policy@" in result.output
+    [seen] = scored
+    assert sorted(seen.values()) == [False, True, True]  # trace 0 refunds unverified
+    assert not any(t.name == "online-worker" for t in threading.enumerate())

@@ -30,32 +30,37 @@ from trailcheck.online.worker import (
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.store.trace_filter import to_ns
 
-__all__ = ["online_run", "online_status_command", "parse_since"]
+__all__ = ["judge_runner", "online_run", "online_status_command", "parse_since"]
 
 
-def _judge_runner(request: OnlineRunRequest, config: OnlineConfig) -> JudgeRunner | None:
+def judge_runner(
+    config: OnlineConfig,
+    *,
+    judge_model: str | None,
+    base_url: str | None,
+    api_key_env: str,
+    rate: float | None = None,
+) -> JudgeRunner | None:
+    """The runner of the file's judges over OpenAI-compatible models (``None`` when the file
+    has no judge); a judge without a model of its own needs ``judge_model``."""
     if not any(evaluator.judge is not None for evaluator in config.evaluators):
         return None
-    limiter = None if request.judge_rate is None else RateLimiter(rate=request.judge_rate)
-
-    def model_named(name: str | None) -> ChatModel:
-        chosen = name or request.judge_model
-        if chosen is None:
-            raise UsageError("a judge evaluator names no model: give --judge-model")
-        return openai_model(
-            chosen,
-            request.judge_base_url,
-            request.api_key_env,
-            what="an online judge",
-            rate_limiter=limiter,
-        )
-
     judged = [e for e in config.evaluators if e.judge is not None and e.judge.model is None]
-    if judged and request.judge_model is None:
+    if judged and judge_model is None:
         names = ", ".join(e.name for e in judged)
         raise UsageError(
             f"evaluators {names} run a judge with no model of its own: give --judge-model"
         )
+    limiter = None if rate is None else RateLimiter(rate=rate)
+
+    def model_named(name: str | None) -> ChatModel:
+        chosen = name or judge_model
+        if chosen is None:  # checked above
+            raise UsageError("a judge evaluator names no model: give --judge-model")
+        return openai_model(
+            chosen, base_url, api_key_env, what="an online judge", rate_limiter=limiter
+        )
+
     return ModelJudges(model_named)
 
 
@@ -73,7 +78,13 @@ def online_run(request: OnlineRunRequest) -> None:
         ),
         worker_id=request.worker_id or default_worker_id(),
     )
-    judge = _judge_runner(request, config)
+    judge = judge_runner(
+        config,
+        judge_model=request.judge_model,
+        base_url=request.judge_base_url,
+        api_key_env=request.api_key_env,
+        rate=request.judge_rate,
+    )
     with open_store(request.db) as store:
         worker = OnlineWorker(store, config, rules=rules, judge=judge, settings=settings)
         if request.once:

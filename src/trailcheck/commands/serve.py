@@ -13,6 +13,7 @@ The options, declared once in :class:`ServeRequest`; what the command does is in
 uvicorn, grpcio): without it, one line says so. At length: ``docs/serve.md``.
 """
 
+from pathlib import Path
 from typing import Annotated, Final, NamedTuple
 
 import typer
@@ -177,6 +178,37 @@ class ServeRequest(NamedTuple):
             " (0: any).",
         ),
     ] = DEFAULT_BODY_MIN_RATE
+    online: Annotated[
+        Path | None,
+        typer.Option(
+            rich_help_panel="Online",
+            metavar="FILE",
+            help="Score the stored traces by this online file's evaluators as they arrive"
+            " (a worker beside the receiver; docs/online.md).",
+        ),
+    ] = None
+    judge_model: Annotated[
+        str | None,
+        typer.Option(
+            rich_help_panel="Online",
+            metavar="NAME",
+            help="The online judges' model (OpenAI API), unless a judge names its own.",
+        ),
+    ] = None
+    judge_base_url: Annotated[
+        str | None,
+        typer.Option(
+            rich_help_panel="Online", metavar="URL", help="The judges' OpenAI-compatible endpoint."
+        ),
+    ] = None
+    api_key_env: Annotated[
+        str,
+        typer.Option(
+            rich_help_panel="Online",
+            metavar="VAR",
+            help="The environment variable holding the judges' API key.",
+        ),
+    ] = "OPENAI_API_KEY"
 
 
 @command(ServeRequest)

@@ -4,11 +4,17 @@ it needs the ``serve`` extra."""
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+from trailcheck.commands.online_impl import judge_runner
 from trailcheck.commands.output import stderr
 from trailcheck.commands.serve import ServeRequest
 from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.errors import UsageError
+from trailcheck.online import load_online_config
+from trailcheck.online.worker import OnlineWorker
 from trailcheck.serve import (
     GrpcReceiver,
     Intake,
@@ -20,6 +26,7 @@ from trailcheck.serve import (
     trace_service,
 )
 from trailcheck.serve.admission import Admission, UploadLimits
+from trailcheck.store import Store
 
 
 def _endpoints(host: str, port: int) -> str:
@@ -55,7 +62,37 @@ def serve_command(request: ServeRequest) -> None:
         grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
         endpoints = _endpoints(request.host, request.port)
         stderr.print(f"serving {endpoints}{grpc_shown} into {store.url}; {auth}", markup=False)
-        serve_forever(app, host=request.host, port=request.port, token=request.token, grpc=receiver)
+        with _online_worker(request, store):
+            serve_forever(
+                app, host=request.host, port=request.port, token=request.token, grpc=receiver
+            )
+
+
+@contextmanager
+def _online_worker(request: ServeRequest, store: Store) -> Iterator[None]:
+    """With ``--online FILE``, the online worker scoring beside the receiver, in a thread
+    stopped (between two passes) when the server stops."""
+    if request.online is None:
+        yield
+        return
+    config = load_online_config(request.online)
+    judge = judge_runner(
+        config,
+        judge_model=request.judge_model,
+        base_url=request.judge_base_url,
+        api_key_env=request.api_key_env,
+    )
+    worker = OnlineWorker(store, config, judge=judge)
+    stop = threading.Event()
+    thread = threading.Thread(target=worker.run, args=(stop,), name="online-worker", daemon=True)
+    thread.start()
+    names = ", ".join(f"{e.name}@{e.version}" for e in config.evaluators)
+    stderr.print(f"scoring online: {names}", markup=False)
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _upload_limits(request: ServeRequest) -> UploadLimits:

@@ -26,6 +26,7 @@ tokens, how long it took, its outcome and error, and the execution itself as a t
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import random
 import re
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 
 from trailcheck.errors import UsageError
 from trailcheck.loop import Rule, builtin_rules
@@ -70,6 +72,7 @@ from trailcheck.trace.span import ModelInvocation, Span, Status, Usage
 __all__ = ["JudgeBudget", "OnlineWorker", "PassSummary", "WorkerSettings", "default_worker_id"]
 
 _HOUR_NS: Final = 3_600 * 10**9
+_log = logging.getLogger(__name__)
 _LABEL_CHARACTERS = re.compile(r"[^a-z0-9_]+")
 
 
@@ -210,10 +213,17 @@ class OnlineWorker:
         return summary
 
     def run(self, stop: threading.Event, *, poll_s: float = 1.0) -> PassSummary:
-        """Passes until ``stop`` is set, waiting ``poll_s`` between passes that found nothing."""
+        """Passes until ``stop`` is set, waiting ``poll_s`` after a pass that found nothing. A
+        pass the store failed (unreachable, a lock held too long) is logged and tried again
+        after the wait: the work is in the store, so nothing of it is lost."""
         total = PassSummary()
         while not stop.is_set():
-            done = self.run_once()
+            try:
+                done = self.run_once()
+            except SQLAlchemyError as error:
+                _log.warning("online pass failed, trying again in %ss: %s", poll_s, error)
+                stop.wait(poll_s)
+                continue
             total.add(done)
             if not done.planned and not done.executed:
                 stop.wait(poll_s)
