@@ -1,19 +1,27 @@
 """Online scoring: production traces scored as they arrive, on a deterministic sample.
 
-The foundations: online evaluators as data (the online file, its JSON Schema, versions), the
-deterministic nested sampling rule shared with OpenTelemetry, and failure rates with intervals
-and the alert tests over them. The worker that scores what is due, its store tables and the
-``trailcheck online`` commands build on these (docs/online.md).
+The foundations: online evaluators and alerts as data (the online file, its JSON Schema,
+versions), the online judges, the deterministic nested sampling rule shared with OpenTelemetry,
+and failure rates with intervals and the alert tests over them. The worker that scores what is
+due, its store tables and the ``trailcheck online`` commands build on these (docs/online.md).
 """
 
+from trailcheck.online.alerts import (
+    ALERT_KINDS,
+    AlertSpec,
+    Destination,
+    FailureRateAboveAlert,
+    FailureRateChangeAlert,
+    WebhookDestination,
+)
 from trailcheck.online.config import (
     EVALUATOR_KINDS,
     Evaluator,
     EvaluatorKind,
     OnlineConfig,
-    duration_seconds,
     reference_free_scorers,
 )
+from trailcheck.online.fields import duration_seconds
 from trailcheck.online.filters import EvaluatorFilter
 from trailcheck.online.judges import (
     JUDGE_NAMES,
@@ -51,15 +59,20 @@ from trailcheck.online.sampling import (
 from trailcheck.online.schema import online_json_schema
 
 __all__ = [
+    "ALERT_KINDS",
     "EVALUATOR_KINDS",
     "JUDGE_NAMES",
     "RANDOMNESS_BITS",
     "Alert",
     "AlertRule",
+    "AlertSpec",
+    "Destination",
     "Evaluator",
     "EvaluatorFilter",
     "EvaluatorKind",
+    "FailureRateAboveAlert",
     "FailureRateAboveRule",
+    "FailureRateChangeAlert",
     "FailureRateChangeRule",
     "GroundednessJudgeSpec",
     "JudgeSpec",
@@ -70,6 +83,7 @@ __all__ = [
     "RubricJudgeSpec",
     "SampleBy",
     "TaskCompletionJudgeSpec",
+    "WebhookDestination",
     "WindowCounts",
     "build_judge",
     "duration_seconds",

@@ -1,7 +1,8 @@
 """Online evaluators as data: what each runs, on which traces, on what sample, after what delay.
 
-An online file holds ``evaluators:``, a list; the smallest evaluator names itself and what it
-runs, and every other field has a default::
+An online file holds ``evaluators:``, a list, and may hold ``alerts:`` on their failure rates
+(:mod:`.alerts`); the smallest evaluator names itself and what it runs, and every other field
+has a default::
 
     evaluators:
       - name: refund-policy
@@ -48,7 +49,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final, Literal, Self
 
@@ -71,6 +71,8 @@ from trailcheck.cases.rules import duplicate_ids
 from trailcheck.cases.version import DIGEST_CHARS
 from trailcheck.errors import InputError
 from trailcheck.loop import Rule, builtin_rules
+from trailcheck.online.alerts import AlertSpec
+from trailcheck.online.fields import DURATION_PATTERN, Duration, Name, duration_seconds
 from trailcheck.online.filters import EvaluatorFilter
 from trailcheck.online.judges import JudgeSpec, RubricJudgeSpec, TaskCompletionJudgeSpec
 from trailcheck.online.sampling import SampleBy
@@ -85,7 +87,6 @@ __all__ = [
     "Evaluator",
     "EvaluatorKind",
     "OnlineConfig",
-    "duration_seconds",
     "online_scorer",
     "reference_free_scorers",
 ]
@@ -96,44 +97,7 @@ EVALUATOR_KINDS: tuple[EvaluatorKind, ...] = ("rule", "scorer", "policy", "judge
 # may name (a sequence of rules); without it, the built-in rules.
 RULES_CONTEXT: Final = "rules"
 
-# No "@" (a version is shown as name@version) and no whitespace (names go into commands).
-EvaluatorName = Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^@\s]+$")]
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
-
-DURATION_PATTERN: Final = r"^(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"
-_DURATION = re.compile(r"(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?")
-_UNIT_SECONDS = (("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1))
-
-
-def duration_seconds(duration: str) -> int:
-    """The seconds of a duration (``1h30m`` is 5400); ValueError when it is not one."""
-    match = _DURATION.fullmatch(duration) if duration else None
-    if match is None:
-        raise ValueError(
-            f"a duration is whole numbers with units (d, h, m, s) in that order, as 0s, 30s,"
-            f" 5m, 1h or 1h30m; not {duration!r}"
-        )
-    return sum(
-        int(amount) * seconds
-        for amount, (_, seconds) in zip(match.groups(), _UNIT_SECONDS, strict=True)
-        if amount
-    )
-
-
-def _canonical_duration(value: Any) -> Any:
-    """A duration written with each unit at most once, largest first (``90s`` is ``1m30s``)."""
-    if not isinstance(value, str):
-        raise ValueError(f"a duration is text with its unit, as 0s, 30s, 5m or 1h; not {value!r}")
-    remaining = duration_seconds(value)
-    parts = []
-    for unit, seconds in _UNIT_SECONDS:
-        amount, remaining = divmod(remaining, seconds)
-        if amount:
-            parts.append(f"{amount}{unit}")
-    return "".join(parts) or "0s"
-
-
-Duration = Annotated[str, BeforeValidator(_canonical_duration)]
 
 
 def reference_free_scorers() -> frozenset[str]:
@@ -204,7 +168,7 @@ class Evaluator(BaseModel):
     # Built with the constructor or model_validate (model_copy would keep the old version).
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    name: EvaluatorName = Field(description="Unique in the file; scores are kept under it.")
+    name: Name = Field(description="Unique in the file; scores are kept under it.")
     rule: Annotated[str, Field(min_length=1)] | None = Field(
         default=None, description="A detection rule, by name: the trace fails on its finding."
     )
@@ -303,18 +267,35 @@ class Evaluator(BaseModel):
 
 
 class OnlineConfig(BaseModel):
-    """An online file: its evaluators, whose names are unique."""
+    """An online file: its evaluators, whose names are unique, and its alerts (:mod:`.alerts`),
+    whose names are unique too, each watching one of the evaluators."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     evaluators: Annotated[list[Evaluator], Field(min_length=1)]
+    alerts: list[AlertSpec] = Field(
+        default_factory=list,
+        description="Alerts on the evaluators' failure rates, and where their notices go.",
+    )
 
     @model_validator(mode="after")
     def _unique_names(self) -> Self:
+        for what, names in (
+            ("evaluator", [evaluator.name for evaluator in self.evaluators]),
+            ("alert", [alert.name for alert in self.alerts]),
+        ):
+            repeated = [f"{names[index]!r}" for index, _ in duplicate_ids(names)]
+            if repeated:
+                raise ValueError(f"{what} names are unique: {', '.join(repeated)} repeated")
+        return self
+
+    @model_validator(mode="after")
+    def _alerts_watch_evaluators(self) -> Self:
         names = [evaluator.name for evaluator in self.evaluators]
-        repeated = [f"{names[index]!r}" for index, _ in duplicate_ids(names)]
-        if repeated:
-            raise ValueError(f"evaluator names are unique: {', '.join(repeated)} repeated")
+        for alert in self.alerts:
+            if alert.evaluator not in names:
+                unknown = unknown_name_message("evaluator", alert.evaluator, names)
+                raise ValueError(f"alert {alert.name!r} watches an {unknown}")
         return self
 
     def evaluator(self, name: str) -> Evaluator:
@@ -322,4 +303,11 @@ class OnlineConfig(BaseModel):
         for evaluator in self.evaluators:
             if evaluator.name == name:
                 return evaluator
+        raise KeyError(name)
+
+    def alert(self, name: str) -> AlertSpec:
+        """The alert called ``name``; KeyError when there is none."""
+        for alert in self.alerts:
+            if alert.name == name:
+                return alert
         raise KeyError(name)
