@@ -207,6 +207,16 @@ EXPORTS: dict[str, list[str]] = {
         "request_direction",
         "sample_path",
     ],
+    "trailcheck.telemetry": [
+        "EVALUATION_RESULT_EVENT",
+        "ExportOutcome",
+        "OtlpTarget",
+        "evaluation_record",
+        "explanation",
+        "logs_export_request",
+        "logs_target",
+        "post_logs",
+    ],
     "trailcheck.trace": [
         "Finding",
         "Message",
