@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from tests.report.evaluated import ANSWER, INPUT, ROOT_ID, TRACE_ID, hex_trace
-from tests.report.otlp_receiver import (
+from tests.telemetry.otlp_receiver import (
     Answer,
     Receiver,
     attributes,
@@ -21,8 +21,8 @@ from tests.report.otlp_receiver import (
 from tests.waiting import GUARD_S
 from trailcheck.cli import run_cli
 from trailcheck.commands import telemetry
-from trailcheck.report.otlp_http import OtlpTarget, logs_target
 from trailcheck.run.results import load_report
+from trailcheck.telemetry.otlp_http import OtlpTarget, logs_target
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import dump_trace
 

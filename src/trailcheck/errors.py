@@ -10,6 +10,7 @@
     │   ├── loop.RuleFileError    a detection rule file is bad; names file, line, field
     │   └── online.OnlineConfigError  an online evaluators file is bad; names file, line, field
     └── InfraError                a model or network service failed after its retries
+        └── online.DeliveryError  an alert notice did not reach its destination
 
 Exit codes of the CLI, defined here once (:data:`EXIT_OK`, :data:`EXIT_FAILED`,
 :data:`EXIT_USAGE`): 0 success; 1 the data was processed but something failed (a record was

@@ -8,7 +8,7 @@ import pytest
 from opentelemetry.proto.logs.v1.logs_pb2 import SEVERITY_NUMBER_INFO
 
 from tests.report.evaluated import ANSWER, INPUT, ROOT_ID, TRACE_ID, hex_trace
-from tests.report.otlp_receiver import attributes, running_receiver
+from tests.telemetry.otlp_receiver import attributes, running_receiver
 from tests.waiting import GUARD_S
 from trailcheck import __version__
 from trailcheck.cases import Case
@@ -19,8 +19,8 @@ from trailcheck.report.otel_results import (
     grade_results,
     logs_request,
 )
-from trailcheck.report.otlp_http import logs_target
 from trailcheck.scorers import Grade, Score, ScorerFailure, grade
+from trailcheck.telemetry.otlp_http import logs_target
 
 pytestmark = pytest.mark.live
 

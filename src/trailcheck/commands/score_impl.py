@@ -30,9 +30,9 @@ from trailcheck.extras import needs_extra
 from trailcheck.importing.formats import reads_as_trailcheck
 from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
-from trailcheck.report.otlp_http import OtlpTarget
 from trailcheck.scorers import Grade, Scorer, case_scorers, grade
 from trailcheck.store import Store, TraceFilter
+from trailcheck.telemetry.otlp_http import OtlpTarget
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_traces
 

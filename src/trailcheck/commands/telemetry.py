@@ -3,7 +3,7 @@ and ``trailcheck run`` (declared in :mod:`trailcheck.commands.options`): the tar
 and the one line the export prints.
 
 The target is checked before any work (a bad URL or header is a usage error, exit 2); the export
-itself is best effort and never changes the exit code (:mod:`trailcheck.report.otlp_http`).
+itself is best effort and never changes the exit code (:mod:`trailcheck.telemetry.otlp_http`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rich.console import Console
 
 from trailcheck.errors import UsageError
 from trailcheck.report.otel_results import EvaluationResult, emit_results, new_run_id
-from trailcheck.report.otlp_http import OtlpTarget, logs_target
+from trailcheck.telemetry.otlp_http import OtlpTarget, logs_target
 
 __all__ = ["emit", "emit_target"]
 

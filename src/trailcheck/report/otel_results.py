@@ -1,13 +1,12 @@
 """Scores back into the telemetry pipeline: one OpenTelemetry ``gen_ai.evaluation.result`` event
 per score, parented to the span it grades, sent as OTLP log records.
 
-The event follows the GenAI semantic conventions: ``gen_ai.evaluation.name`` (the scorer),
-``gen_ai.evaluation.score.value``, ``gen_ai.evaluation.score.label`` (``pass`` or ``fail``) and
-``gen_ai.evaluation.explanation``; a scorer that raised is sent with ``error.type`` and no score.
-The record's ``event_name`` field names the event (the ``event.name`` attribute is deprecated in
-favour of that field, so it is not set). Its trace and span ids are the graded trace's and its
-root span's, so a backend shows the verdict on the run it judges; ids that are not W3C hex are
-left empty, and ``trailcheck.trace.id`` always names the trace.
+The event and its request are :mod:`trailcheck.telemetry.evaluation_events`'s:
+``gen_ai.evaluation.name`` is the scorer, with the score's value, its label (``pass`` or
+``fail``) and its explanation; a scorer that raised is sent with ``error.type`` and no score.
+Its trace and span ids are the graded trace's and its root span's, so a backend shows the
+verdict on the run it judges; ids that are not W3C hex are left empty, and
+``trailcheck.trace.id`` always names the trace.
 
 No prompt or answer content leaves this way. A reason can quote the answer (the response
 scorer's ``got "..."``), argument values or a judge's evidence, so the explanation is only its
@@ -17,26 +16,29 @@ reason stays in the report.
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from importlib.metadata import version
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
-from opentelemetry.proto.logs.v1.logs_pb2 import (
-    SEVERITY_NUMBER_INFO,
-    LogRecord,
-    ResourceLogs,
-    ScopeLogs,
-)
-from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 
-from trailcheck.report.otlp_http import BATCH_SIZE, ExportOutcome, OtlpTarget, post_logs
 from trailcheck.run.runner import RunResult
 from trailcheck.scorers import Grade, Score, ScorerFailure
+from trailcheck.telemetry.evaluation_events import (
+    ERROR_TYPE,
+    EVALUATION_RESULT_EVENT,
+    GEN_AI_EVALUATION_EXPLANATION,
+    GEN_AI_EVALUATION_NAME,
+    GEN_AI_EVALUATION_SCORE_LABEL,
+    GEN_AI_EVALUATION_SCORE_VALUE,
+    AttributeValue,
+    evaluation_record,
+    explanation,
+    logs_export_request,
+    score_label,
+)
+from trailcheck.telemetry.otlp_http import BATCH_SIZE, ExportOutcome, OtlpTarget, post_logs
 from trailcheck.trace import Trace
 
 __all__ = [
@@ -50,28 +52,13 @@ __all__ = [
     "trial_results",
 ]
 
-# --- names: the GenAI evaluation event, and trailcheck's own attributes ----------------------
+# --- trailcheck's own attributes of a score --------------------------------------------------
 
-EVALUATION_RESULT_EVENT = "gen_ai.evaluation.result"
-GEN_AI_EVALUATION_NAME = "gen_ai.evaluation.name"
-GEN_AI_EVALUATION_SCORE_VALUE = "gen_ai.evaluation.score.value"
-GEN_AI_EVALUATION_SCORE_LABEL = "gen_ai.evaluation.score.label"
-GEN_AI_EVALUATION_EXPLANATION = "gen_ai.evaluation.explanation"
-ERROR_TYPE = "error.type"
-SERVICE_NAME = "service.name"
 TRAILCHECK_CASE_ID = "trailcheck.case.id"
 TRAILCHECK_RUN_ID = "trailcheck.run.id"
 TRAILCHECK_TRACE_ID = "trailcheck.trace.id"
 TRAILCHECK_TRIAL_ATTEMPT = "trailcheck.trial.attempt"
 TRAILCHECK_SCORE_THRESHOLD = "trailcheck.score.threshold"
-
-LABEL_PASS = "pass"
-LABEL_FAIL = "fail"
-# An explanation is one clause of arithmetic; anything longer is cut here.
-MAX_EXPLANATION = 200
-
-_TRACE_ID = re.compile(r"[0-9a-fA-F]{32}")
-_SPAN_ID = re.compile(r"[0-9a-fA-F]{16}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,11 +81,6 @@ class EvaluationResult:
 def new_run_id() -> str:
     """A fresh id for one command's results (32 hex characters), so they can be grouped."""
     return uuid.uuid4().hex
-
-
-def explanation(reason: str) -> str:
-    """The first clause of ``reason``: its arithmetic, without what the rest may quote."""
-    return reason.split(";", 1)[0].strip()[:MAX_EXPLANATION]
 
 
 def _from_scores(
@@ -169,27 +151,11 @@ def trial_results(result: RunResult) -> list[EvaluationResult]:
     return results
 
 
-def _value(value: str | float | int) -> AnyValue:
-    if isinstance(value, str):
-        return AnyValue(string_value=value)
-    if isinstance(value, int):
-        return AnyValue(int_value=value)
-    return AnyValue(double_value=value)
-
-
-def _id_bytes(hex_id: str | None, pattern: re.Pattern[str]) -> bytes:
-    """The OTLP bytes of a W3C hex id; empty for an id that is not one (or all zeros)."""
-    if hex_id is None or not pattern.fullmatch(hex_id) or not hex_id.strip("0"):
-        return b""
-    return bytes.fromhex(hex_id)
-
-
-def _attributes(result: EvaluationResult, run_id: str) -> list[KeyValue]:
-    label = None if result.passed is None else (LABEL_PASS if result.passed else LABEL_FAIL)
-    pairs: dict[str, str | float | int | None] = {
+def _attributes(result: EvaluationResult, run_id: str) -> dict[str, AttributeValue | None]:
+    return {
         GEN_AI_EVALUATION_NAME: result.name,
         GEN_AI_EVALUATION_SCORE_VALUE: None if result.value is None else float(result.value),
-        GEN_AI_EVALUATION_SCORE_LABEL: label,
+        GEN_AI_EVALUATION_SCORE_LABEL: score_label(result.passed),
         GEN_AI_EVALUATION_EXPLANATION: result.explanation,
         ERROR_TYPE: result.error_type,
         TRAILCHECK_CASE_ID: result.case_id,
@@ -198,7 +164,6 @@ def _attributes(result: EvaluationResult, run_id: str) -> list[KeyValue]:
         TRAILCHECK_TRIAL_ATTEMPT: result.attempt,
         TRAILCHECK_SCORE_THRESHOLD: None if result.threshold is None else float(result.threshold),
     }
-    return [KeyValue(key=k, value=_value(v)) for k, v in pairs.items() if v is not None]
 
 
 def logs_request(
@@ -206,28 +171,15 @@ def logs_request(
 ) -> ExportLogsServiceRequest:
     """One OTLP logs request holding one ``gen_ai.evaluation.result`` record per result."""
     now = time.time_ns() if now_ns is None else now_ns
-    records = [
-        LogRecord(
-            time_unix_nano=now,
-            observed_time_unix_nano=now,
-            severity_number=SEVERITY_NUMBER_INFO,
-            severity_text="INFO",
-            event_name=EVALUATION_RESULT_EVENT,
-            trace_id=_id_bytes(result.trace_id, _TRACE_ID),
-            span_id=_id_bytes(result.span_id, _SPAN_ID),
-            attributes=_attributes(result, run_id),
-        )
-        for result in results
-    ]
-    resource = Resource(
-        attributes=[KeyValue(key=SERVICE_NAME, value=AnyValue(string_value="trailcheck"))]
-    )
-    scope = InstrumentationScope(name="trailcheck", version=version("trailcheck"))
-    return ExportLogsServiceRequest(
-        resource_logs=[
-            ResourceLogs(
-                resource=resource, scope_logs=[ScopeLogs(scope=scope, log_records=records)]
+    return logs_export_request(
+        [
+            evaluation_record(
+                _attributes(result, run_id),
+                now_ns=now,
+                trace_id=result.trace_id,
+                span_id=result.span_id,
             )
+            for result in results
         ]
     )
 

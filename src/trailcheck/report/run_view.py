@@ -25,11 +25,11 @@ from trailcheck.report.outcomes import (
     pass_rate_text,
     run_identity,
 )
-from trailcheck.report.trace_view import shown
 from trailcheck.run.compare import Comparison
 from trailcheck.run.results import RunReport
 from trailcheck.run.stats import OutcomeSummary
 from trailcheck.run.status import TRIAL_STATUSES
+from trailcheck.terminal_text import shown
 
 _STATUS_STYLE = {
     "passed": "green",

@@ -5,28 +5,18 @@ a trace is untrusted content."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
+from trailcheck.terminal_text import shown
 from trailcheck.trace import Span, Trace, parse_json_text
 from trailcheck.trace.unread import unread_parts
 
 # Long values are cut to this many characters unless the caller asks for everything.
 PREVIEW_CHARS = 240
-
-
-# C0 and C1 control characters but newline and tab: a trace could carry terminal escape
-# sequences (retitle the window, recolour, move the cursor); they are shown escaped instead.
-_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def shown(text: str) -> str:
-    """Text from a trace made safe for a terminal: control characters shown as ``\\x1b``."""
-    return _CONTROL_CHARACTERS.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def _json_text(value: Any) -> str:

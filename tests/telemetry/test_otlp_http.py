@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.report.otlp_receiver import Answer, dead_endpoint, running_receiver
+from tests.telemetry.otlp_receiver import Answer, dead_endpoint, running_receiver
 from tests.waiting import GUARD_S
 from trailcheck.errors import UsageError
-from trailcheck.report.otlp_http import (
+from trailcheck.telemetry.otlp_http import (
     DEFAULT_RETRY_AFTER_S,
     OtlpTarget,
     logs_target,
