@@ -20,6 +20,13 @@ EXPORTS: dict[str, list[str]] = {
         "line_chunks",
         "ordered_map",
     ],
+    "trailcheck.demo.online": [
+        "DEMO_ONLINE_FILE",
+        "SUPPORT_TRAFFIC",
+        "TrafficShape",
+        "scripted_completion_judge",
+        "support_traffic",
+    ],
     "trailcheck.demo.claims": [
         "DEFENDED",
         "SYSTEM_PROMPT",

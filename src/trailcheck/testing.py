@@ -47,8 +47,16 @@ class TraceBuilder:
     Ids and timestamps are deterministic, so two builds of the same steps are equal.
     """
 
-    def __init__(self, trace_id: str = "trace-1", *, input: str | list[Message] | None = None):
+    def __init__(
+        self,
+        trace_id: str = "trace-1",
+        *,
+        input: str | list[Message] | None = None,
+        start_ns: int = _ORIGIN_NS,
+    ):
+        """``start_ns``: when the root span starts; each step follows a fixed step later."""
         self._trace_id = trace_id
+        self._origin_ns = start_ns
         self._input = input
         self._children: list[Span] = []
         self._final_output: Any = None
@@ -58,7 +66,7 @@ class TraceBuilder:
         self._usage: Usage | None = None
 
     def _next_times(self) -> tuple[int, int]:
-        start = _ORIGIN_NS + (2 * len(self._children) + 1) * _STEP_NS
+        start = self._origin_ns + (2 * len(self._children) + 1) * _STEP_NS
         return start, start + _STEP_NS
 
     def tool(
@@ -155,13 +163,13 @@ class TraceBuilder:
         return self
 
     def build(self) -> Trace:
-        end = _ORIGIN_NS + (2 * len(self._children) + 1) * _STEP_NS
+        end = self._origin_ns + (2 * len(self._children) + 1) * _STEP_NS
         root = Span(
             trace_id=self._trace_id,
             span_id="span-000",
             name="invoke_agent",
             kind="agent",
-            start_ns=_ORIGIN_NS,
+            start_ns=self._origin_ns,
             end_ns=end,
         )
         return Trace(

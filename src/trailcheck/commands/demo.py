@@ -2,7 +2,8 @@
 v2 on the approved suite, written as reports one can open (``--framework langgraph``,
 ``openai-agents`` or ``pydantic-ai``: the suite on the same brains as that framework's agents);
 ``trailcheck demo claims``: the claims desk's security evaluation; ``trailcheck demo pitwall``:
-the Pit Wall's seed story.
+the Pit Wall's seed story; ``trailcheck demo online``: support traffic scored online, with
+alerts on a failure rate that jumps halfway through.
 
 The options, declared once in :class:`DemoRequest` (and the subcommands' requests); what the
 commands do is in :mod:`trailcheck.commands.demo_impl` (and the subcommands' ``*_impl``
@@ -16,6 +17,7 @@ import typer
 
 from trailcheck.commands.declare import Command, command_in_context, implementation, new_app
 from trailcheck.commands.demo_claims import demo_claims_command
+from trailcheck.commands.demo_online import demo_online_command
 from trailcheck.commands.demo_pitwall import pitwall_demo_command
 
 __all__ = ["DemoFramework", "DemoRequest", "demo_app"]
@@ -28,6 +30,7 @@ demo_app = new_app(
 )
 demo_app.command("claims", cls=Command)(demo_claims_command)
 demo_app.command("pitwall", cls=Command)(pitwall_demo_command)
+demo_app.command("online", cls=Command)(demo_online_command)
 
 
 class DemoRequest(NamedTuple):

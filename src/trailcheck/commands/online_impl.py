@@ -30,7 +30,13 @@ from trailcheck.online.worker import (
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.store.trace_filter import to_ns
 
-__all__ = ["judge_runner", "online_run", "online_status_command", "parse_since"]
+__all__ = [
+    "judge_runner",
+    "online_run",
+    "online_status_command",
+    "parse_since",
+    "print_status",
+]
 
 
 def judge_runner(
@@ -164,7 +170,7 @@ def online_status_command(request: OnlineStatusRequest) -> None:
     if request.as_json:
         print_json(status.model_dump(mode="json"))
         return
-    _print_status(status)
+    print_status(status)
 
 
 def _bounds(interval: tuple[float | None, float | None]) -> str:
@@ -176,7 +182,7 @@ def _rate(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _print_status(status: OnlineStatus) -> None:
+def print_status(status: OnlineStatus) -> None:
     if not status.evaluators:
         stdout.print("no online evaluator has run on this store (trailcheck online run)")
         return

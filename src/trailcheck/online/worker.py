@@ -2,7 +2,8 @@
 
 A pass (:meth:`OnlineWorker.run_once`) registers the file's evaluator versions, plans every
 trace stored since each evaluator's cursor (:func:`~trailcheck.online.queue.plan`), then claims
-due jobs in batches and runs them until none is due, and finally checks the alerts. Everything
+due jobs in batches and runs them until none is due, and finally fires the file's alerts whose
+windows settled (:mod:`~trailcheck.online.alerting`), once per window. Everything
 it knows lives in the store, so a worker killed at any point resumes where the store says, and
 several workers share one store (:mod:`trailcheck.online.queue` says how none overlaps).
 
@@ -44,6 +45,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from trailcheck.errors import UsageError
 from trailcheck.loop import Rule, builtin_rules
+from trailcheck.online.alerting import Notifier, check_alerts
 from trailcheck.online.config import Evaluator, OnlineConfig
 from trailcheck.online.evaluate import (
     EvaluatorOutcome,
@@ -52,6 +54,7 @@ from trailcheck.online.evaluate import (
     evaluate_deterministic,
     evaluate_judge,
 )
+from trailcheck.online.notices import AlertNotice
 from trailcheck.online.queue import (
     Job,
     JobState,
@@ -123,6 +126,7 @@ class PassSummary:
     quarantined: int = 0
     deferred: int = 0
     lost_lease: int = 0
+    alerts: int = 0
 
     @property
     def scored(self) -> int:
@@ -165,7 +169,8 @@ class OnlineWorker:
     ``rules``: the detection rules ``rule:`` evaluators name (the built-ins by default).
     ``judge``: runs ``judge:`` evaluators; a file with a judge and no runner is refused.
     ``clock``: nanoseconds since the epoch, what due times, leases and backoffs are read
-    against (tests pass their own)."""
+    against (tests pass their own). ``notifier``: where the file's alerts are delivered when
+    they fire (without one they are recorded in the store only)."""
 
     def __init__(
         self,
@@ -177,6 +182,7 @@ class OnlineWorker:
         settings: WorkerSettings | None = None,
         clock: Callable[[], int] = time.time_ns,
         random_fraction: Callable[[], float] = random.random,
+        notifier: Notifier | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -190,6 +196,7 @@ class OnlineWorker:
                 f"evaluators {', '.join(judged)} run a judge, and no judge model was given"
             )
         self._judge = judge
+        self._notifier = notifier
         self._clock = clock
         self._fraction = random_fraction
         self._evaluators = {(e.name, e.version): e for e in config.evaluators if e.sampling > 0}
@@ -210,7 +217,14 @@ class OnlineWorker:
             close = getattr(self._judge, "aclose", None)
             if close is not None:
                 await close()
+        summary.alerts = len(self.check_alerts())
         return summary
+
+    def check_alerts(self) -> list[AlertNotice]:
+        """Fire the file's alerts whose windows settled (:mod:`~trailcheck.online.alerting`)."""
+        if not self.config.alerts:
+            return []
+        return check_alerts(self.store.engine, self.config, self._clock(), self._notifier)
 
     def run(self, stop: threading.Event, *, poll_s: float = 1.0) -> PassSummary:
         """Passes until ``stop`` is set, waiting ``poll_s`` after a pass that found nothing. A

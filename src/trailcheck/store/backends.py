@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, create_engine, event
+from sqlalchemy import Connection, Engine, Executable, Table, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
@@ -118,11 +118,17 @@ def read_only(engine: Engine) -> Connection:
     return engine.connect().execution_options(**{READING_OPTION: True})
 
 
-def insert_or_ignore(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
-    """Insert ``rows``, leaving out any whose key (primary or unique) is already stored."""
+def insert_or_ignore(connection: Connection, table: Table, rows: list[dict[str, Any]]) -> int:
+    """Insert ``rows``, leaving out any whose key (primary or unique) is already stored. Returns
+    the driver's count of rows inserted: for one row, 1 when it was inserted and 0 when its key
+    was already there (a claim to be first)."""
     if not rows:
-        return
+        return 0
+    statement: Executable
     if connection.dialect.name == "postgresql":
-        connection.execute(postgresql.insert(table).on_conflict_do_nothing(), rows)
+        statement = postgresql.insert(table).on_conflict_do_nothing()
     else:
-        connection.execute(sqlite.insert(table).on_conflict_do_nothing(), rows)
+        statement = sqlite.insert(table).on_conflict_do_nothing()
+    if len(rows) == 1:
+        return connection.execute(statement, rows[0]).rowcount
+    return connection.execute(statement, rows).rowcount
