@@ -14,6 +14,7 @@ from sqlalchemy import select
 from tests.models.openai_server import OpenAIServer, running_openai_server, text_completion
 from tests.online.test_worker import scores, traffic
 from trailcheck.cli import run_cli
+from trailcheck.demo.online import DEMO_ONLINE_FILE, TrafficShape, support_traffic
 from trailcheck.online import is_sampled
 from trailcheck.store import Store, schema
 
@@ -121,3 +122,24 @@ def test_a_judge_file_without_a_model_is_a_usage_error(
 
     assert run_cli(["online", "run", "--config", str(config), "--db", db, "--once"]) == 2
     assert "--judge-model" in capsys.readouterr().err
+
+
+def test_run_once_prints_the_alerts_that_fired(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = f"sqlite:///{tmp_path / 'store.db'}"
+    with Store.open(db) as store:
+        store.ingest(support_traffic(TrafficShape(traces=1600)))
+    config = tmp_path / "online.yaml"
+    config.write_text(
+        DEMO_ONLINE_FILE.split("  - name: task-completion")[0]
+        + "alerts:"
+        + DEMO_ONLINE_FILE.split("alerts:")[1]
+    )
+
+    assert run_cli(["online", "run", "--config", str(config), "--db", db, "--once", "--json"]) == 0
+
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["alerts"] == 5
+    assert captured.err.count("alert refund-identity-high") == 4
+    assert captured.err.count("alert refund-identity-jump") == 1

@@ -26,6 +26,7 @@ online_app = new_app(
 
 WORKER = "Worker"
 JUDGES = "Judges"
+ALERTS = "Alerts"
 
 ConfigOption = Annotated[
     Path,
@@ -72,6 +73,25 @@ class OnlineRunRequest(NamedTuple):
             help="The wait after a pass that found nothing to do.",
         ),
     ] = 1.0
+    emit_otel: Annotated[
+        str | None,
+        typer.Option(
+            "--emit-otel",
+            metavar="ENDPOINT",
+            rich_help_panel=ALERTS,
+            help="The OTLP/HTTP endpoint of alerts that notify `otel` (gen_ai.evaluation.result).",
+        ),
+    ] = None
+    emit_otel_header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--emit-otel-header",
+            metavar="KEY=VALUE",
+            rich_help_panel=ALERTS,
+            help="A header for `--emit-otel` (repeatable; `OTEL_EXPORTER_OTLP_HEADERS` is read"
+            " too).",
+        ),
+    ] = None
     judge_model: Annotated[
         str | None,
         typer.Option(

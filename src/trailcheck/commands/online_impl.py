@@ -9,14 +9,18 @@ import time
 from datetime import UTC, datetime
 from types import FrameType
 
+import httpx
+
 from trailcheck.commands.judge_impl import openai_model
 from trailcheck.commands.loop_impl import chosen_rules
 from trailcheck.commands.online import OnlineRunRequest, OnlineStatusRequest
 from trailcheck.commands.output import print_json, stderr, stdout
 from trailcheck.commands.store_commands_impl import open_store
+from trailcheck.commands.telemetry import emit_target
 from trailcheck.errors import UsageError
 from trailcheck.models.chat import ChatModel
 from trailcheck.online import OnlineConfig, duration_seconds, load_online_config
+from trailcheck.online.alerting import Notifier
 from trailcheck.online.evaluate import JudgeRunner
 from trailcheck.online.judging import ModelJudges
 from trailcheck.online.results import OnlineStatus, online_status
@@ -30,7 +34,11 @@ from trailcheck.online.worker import (
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.store.trace_filter import to_ns
 
+# A webhook that has not answered in this long is recorded as not delivered.
+WEBHOOK_TIMEOUT_S = 10.0
+
 __all__ = [
+    "WEBHOOK_TIMEOUT_S",
     "judge_runner",
     "online_run",
     "online_status_command",
@@ -91,29 +99,41 @@ def online_run(request: OnlineRunRequest) -> None:
         api_key_env=request.api_key_env,
         rate=request.judge_rate,
     )
-    with open_store(request.db) as store:
-        worker = OnlineWorker(store, config, rules=rules, judge=judge, settings=settings)
+    target = emit_target(request.emit_otel, request.emit_otel_header)
+    with open_store(request.db) as store, httpx.Client(timeout=WEBHOOK_TIMEOUT_S) as client:
+        notifier = Notifier(write=_print_notice, client=client, otel=target)
+        worker = OnlineWorker(
+            store, config, rules=rules, judge=judge, settings=settings, notifier=notifier
+        )
         if request.once:
             _report(worker.run_once(), request.as_json)
             return
-        stop = threading.Event()
+        _keep_scoring(worker, request, store.url)
 
-        def interrupted(signum: int, frame: FrameType | None) -> None:
-            stop.set()
 
-        previous = signal.signal(signal.SIGTERM, interrupted)
-        stderr.print(f"online worker {settings.worker_id} on {store.url}: scoring (Ctrl-C stops)")
-        try:
-            while not stop.is_set():
-                done = worker.run_once()
-                if done.planned or done.executed:
-                    _report(done, request.as_json)
-                else:
-                    stop.wait(request.poll)
-        except KeyboardInterrupt:
-            stderr.print("online worker: stopped")
-        finally:
-            signal.signal(signal.SIGTERM, previous)
+def _keep_scoring(worker: OnlineWorker, request: OnlineRunRequest, url: str) -> None:
+    stop = threading.Event()
+
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = signal.signal(signal.SIGTERM, interrupted)
+    stderr.print(f"online worker {worker.settings.worker_id} on {url}: scoring (Ctrl-C stops)")
+    try:
+        while not stop.is_set():
+            done = worker.run_once()
+            if done.planned or done.executed or done.alerts:
+                _report(done, request.as_json)
+            else:
+                stop.wait(request.poll)
+    except KeyboardInterrupt:
+        stderr.print("online worker: stopped")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _print_notice(text: str) -> None:
+    stderr.print(text, markup=False, highlight=False)
 
 
 def _report(summary: PassSummary, as_json: bool) -> None:

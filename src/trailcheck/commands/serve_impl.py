@@ -8,12 +8,15 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from trailcheck.commands.online_impl import judge_runner
+import httpx
+
+from trailcheck.commands.online_impl import WEBHOOK_TIMEOUT_S, judge_runner
 from trailcheck.commands.output import stderr
 from trailcheck.commands.serve import ServeRequest
 from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.errors import UsageError
 from trailcheck.online import load_online_config
+from trailcheck.online.alerting import Notifier
 from trailcheck.online.worker import OnlineWorker
 from trailcheck.serve import (
     GrpcReceiver,
@@ -82,7 +85,11 @@ def _online_worker(request: ServeRequest, store: Store) -> Iterator[None]:
         base_url=request.judge_base_url,
         api_key_env=request.api_key_env,
     )
-    worker = OnlineWorker(store, config, judge=judge)
+    client = httpx.Client(timeout=WEBHOOK_TIMEOUT_S)
+    # Alerts go to the terminal and webhooks; `otel` destinations need `trailcheck online run
+    # --emit-otel` (here they are recorded as not delivered, saying so).
+    notifier = Notifier(write=lambda text: stderr.print(text, markup=False), client=client)
+    worker = OnlineWorker(store, config, judge=judge, notifier=notifier)
     stop = threading.Event()
     thread = threading.Thread(target=worker.run, args=(stop,), name="online-worker", daemon=True)
     thread.start()
@@ -93,6 +100,7 @@ def _online_worker(request: ServeRequest, store: Store) -> Iterator[None]:
     finally:
         stop.set()
         thread.join()
+        client.close()
 
 
 def _upload_limits(request: ServeRequest) -> UploadLimits:
