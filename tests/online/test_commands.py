@@ -143,3 +143,27 @@ def test_run_once_prints_the_alerts_that_fired(
     assert json.loads(captured.out)["alerts"] == 5
     assert captured.err.count("alert refund-identity-high") == 4
     assert captured.err.count("alert refund-identity-jump") == 1
+
+
+def test_online_failures_feed_clusters_and_promote_draws_a_review_gated_candidate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sklearn", reason="clustering needs the loop extra")
+    db = f"sqlite:///{tmp_path / 'store.db'}"
+    with Store.open(db) as store:
+        store.ingest(traffic(60))
+    config = tmp_path / "online.yaml"
+    config.write_text(ONLINE)
+    assert run_cli(["online", "run", "--config", str(config), "--db", db, "--once"]) == 0
+
+    assert run_cli(["clusters", "--db", db]) == 0
+    monkeypatch.chdir(tmp_path)
+    with Store.open(db) as store:
+        records = store.clusters()
+        online_failures = {
+            f.trace_id for f in store.findings() if f.source.startswith("online:refund-policy@")
+        }
+    assert {trace_id for r in records for trace_id in r.member_trace_ids} == online_failures
+    assert run_cli(["promote", records[0].cluster_id, "--db", db]) == 0
+    candidates = (tmp_path / "candidates.yaml").read_text()
+    assert "review_status: candidate" in candidates
