@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from tests.models.openai_server import OpenAIServer, running_openai_server, text_completion
 from tests.online.test_worker import scores, traffic
+from trailcheck.cases import load_dataset
 from trailcheck.cli import run_cli
 from trailcheck.demo.online import DEMO_ONLINE_FILE, TrafficShape, support_traffic
 from trailcheck.online import is_sampled
@@ -165,5 +166,6 @@ def test_online_failures_feed_clusters_and_promote_draws_a_review_gated_candidat
         }
     assert {trace_id for r in records for trace_id in r.member_trace_ids} == online_failures
     assert run_cli(["promote", records[0].cluster_id, "--db", db]) == 0
-    candidates = (tmp_path / "candidates.yaml").read_text()
-    assert "review_status: candidate" in candidates
+    [case] = load_dataset(tmp_path / "candidates.yaml").cases
+    assert case.review_status == "candidate"  # a person approves it before it is a golden case
+    assert set(case.source_trace_ids) <= online_failures
