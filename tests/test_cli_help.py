@@ -92,7 +92,7 @@ PANELS = {
         *("ingest", "detect", "clusters", "promote", "review"),
         *("note", "notes", "label"),
     ],
-    "Serve and UI": ["serve", "ui", "pending"],
+    "Serve and UI": ["serve", "ui", "pending", "online"],
     "Datasets": ["dataset"],
     "Demos and routing": ["demo", "route"],
 }
