@@ -16,7 +16,8 @@ from tests.online.test_delivery import running_hook
 from tests.waiting import GUARD_S
 from trailcheck.demo.online import DEMO_ONLINE_FILE, TrafficShape, support_traffic
 from trailcheck.online import parse_online_config
-from trailcheck.online.alerting import Notifier, fired_notices, fired_windows
+from trailcheck.online.alert_log import fired_notices
+from trailcheck.online.alerting import Notifier, fired_windows
 from trailcheck.online.notices import AlertNotice
 from trailcheck.online.worker import OnlineWorker
 from trailcheck.store import Store, schema

@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from sqlalchemy import insert
+
 from trailcheck.loop import add_candidate, promote
+from trailcheck.online import Evaluator
 from trailcheck.run.compare import compare_outcomes
 from trailcheck.run.results import CaseResult, RunReport, TrialResult, dump_report
 from trailcheck.run.stats import summarize_outcomes
-from trailcheck.store import ClusterRecord, Store
+from trailcheck.store import ClusterRecord, Store, schema
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Finding, Trace
 
@@ -22,7 +25,11 @@ DAY_NS: Final = 86_400 * 1_000_000_000
 
 def shifted(trace: Trace, days: int) -> Trace:
     """``trace`` with every span moved ``days`` later."""
-    offset = days * DAY_NS
+    return moved(trace, days * DAY_NS)
+
+
+def moved(trace: Trace, offset: int) -> Trace:
+    """``trace`` with every span moved ``offset`` nanoseconds later."""
     spans = [
         span.model_copy(
             update={
@@ -156,3 +163,24 @@ def write_candidates(store: Store, path: Path) -> str:
     promotion = promote(record, store.get_trace(record.representative_trace_id))
     add_candidate(path, promotion.case)
     return promotion.case.id
+
+
+def fire_alert(
+    store: Store, alert: str, evaluator: Evaluator, window: tuple[int, int], notice: str
+) -> None:
+    """A row of ``online_alerts`` as the worker writes one when ``alert`` fires over
+    ``window`` (start and end, in ns): fired as the window ends, with ``notice`` as its JSON."""
+    start, end = window
+    with store.engine.begin() as connection:
+        connection.execute(
+            insert(schema.online_alerts).values(
+                alert=alert,
+                name=evaluator.name,
+                version=evaluator.version,
+                window_start_ns=start,
+                window_end_ns=end,
+                fired_ns=end,
+                notice=notice,
+                deliveries="[]",
+            )
+        )

@@ -3,44 +3,15 @@
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.ui.conftest import Seeded
+from tests.ui.markup import Texts
 from tests.ui.seed import CLUSTER_ID, HOSTILE, LABEL, write_candidates
 from trailcheck.cases import load_dataset
 from trailcheck.ui import UiSettings, create_ui_app
-
-
-class _Texts(HTMLParser):
-    """The text of each element with a data-testid, and every script element met."""
-
-    def __init__(self, markup: str) -> None:
-        super().__init__()
-        self.texts: dict[str, list[str]] = {}
-        self.scripts = 0
-        self._open: list[tuple[str, str | None]] = []
-        self.feed(markup)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.scripts += tag == "script"
-        if tag in ("input", "meta", "link"):
-            return
-        testid = dict(attrs).get("data-testid")
-        self._open.append((tag, testid))
-        if testid is not None:
-            self.texts.setdefault(testid, []).append("")
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._open and self._open[-1][0] == tag:
-            self._open.pop()
-
-    def handle_data(self, data: str) -> None:
-        for _, testid in self._open:
-            if testid is not None:
-                self.texts[testid][-1] += data
 
 
 def _csrf(markup: str) -> str:
@@ -101,14 +72,14 @@ def test_a_bad_filter_value_is_named_not_a_server_error(client: TestClient) -> N
 
 
 def test_the_trace_page_shows_spans_calls_messages_usage_and_findings(client: TestClient) -> None:
-    page = _Texts(client.get("/traces/t-hostile").text)
+    page = Texts(client.get("/traces/t-hostile").text)
     assert len(page.texts["span-row"]) == 3
     assert page.texts["call-arguments"] == [
         '{\n  "query": "' + HOSTILE.replace('"', '\\"') + '"\n}'
     ]
     assert page.texts["final-output"] == [HOSTILE]
     assert "120" in page.texts["usage"][0]
-    refund = _Texts(client.get("/traces/t-refund-1").text)
+    refund = Texts(client.get("/traces/t-refund-1").text)
     assert LABEL in refund.texts["finding"][0]
 
 
@@ -117,7 +88,7 @@ def test_text_from_a_trace_is_shown_as_text_never_as_markup(client: TestClient) 
         markup = client.get(url).text
         assert "<script>" not in markup
         assert "<img src=x" not in markup
-        assert _Texts(markup).scripts == 0
+        assert Texts(markup).scripts == 0
     assert "&lt;script&gt;document.title" in client.get("/traces/t-hostile").text
 
 
@@ -197,7 +168,7 @@ def test_the_findings_page_charts_labels_and_promotes_a_cluster(
     client: TestClient, seeded: Seeded
 ) -> None:
     page = client.get("/findings").text
-    texts = _Texts(page)
+    texts = Texts(page)
     assert texts.texts["label-total"] == ["2"]
     assert page.count('class="day"') == 2  # two days, one trace each
     assert "lookup_order -&gt; issue_refund" in page
@@ -217,7 +188,7 @@ def test_the_queue_shows_the_candidate_redacted_beside_its_proposals(
     client: TestClient, seeded: Seeded
 ) -> None:
     write_candidates(seeded.store, seeded.dataset)
-    page = _Texts(client.get("/review").text)
+    page = Texts(client.get("/review").text)
     (case_input,) = page.texts["case-input"]
     assert "[REDACTED:email]" in case_input
     assert "a@b.example" not in case_input
@@ -280,7 +251,7 @@ def test_rejecting_and_editing_in_the_ui_match_the_library(
 
 def test_the_runs_page_sets_two_reports_side_by_side(client: TestClient) -> None:
     page = client.get("/runs?baseline=v1&candidate=v2").text
-    texts = _Texts(page)
+    texts = Texts(page)
     assert len(texts.texts["run-column"]) == 2
     assert texts.texts["pass-hat-k-2"] == ["1.000", "0.500"]
     assert "McNemar" in page

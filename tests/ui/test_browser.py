@@ -11,16 +11,29 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from tests.online.notice_examples import above_notice
 from tests.serve.live_server import live_server
-from tests.ui.seed import HOSTILE, LABEL, seed_store, write_candidates, write_runs
+from tests.ui.seed import (
+    DAY_NS,
+    HOSTILE,
+    LABEL,
+    TRACES,
+    fire_alert,
+    seed_store,
+    write_candidates,
+    write_runs,
+)
 from tests.waiting import GUARD_S
 from trailcheck.cases import load_dataset
+from trailcheck.online import Evaluator, FailingTrace, OnlineConfig
+from trailcheck.online.worker import OnlineWorker
 from trailcheck.store import Store
 from trailcheck.ui import UiSettings, create_ui_app
 
@@ -180,5 +193,40 @@ def test_a_script_in_a_trace_shows_as_text_and_never_runs(ui: Ui) -> None:
         assert ui.page.locator("img").count() == 0
     assert ui.page.text_content('[data-testid="final-output"]') == HOSTILE
     ui.shoot("hostile")
+    assert ui.dialogs == []
+    assert ui.elsewhere == []
+
+
+def test_the_online_page_draws_its_chart_and_shows_an_alert_as_text(ui: Ui) -> None:
+    policy = Evaluator(name="refund-policy", rule="refund_without_identity_check")
+    worker = OnlineWorker(ui.store, OnlineConfig(evaluators=[policy]))
+    # Playwright's sync API holds an event loop on this thread; the worker runs its own.
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(worker.run_once).result(timeout=GUARD_S).scored == 6
+    first_day = TRACES[0].spans[0].start_ns // DAY_NS * DAY_NS
+    notice = above_notice().model_copy(
+        update={"reason": HOSTILE, "failing_traces": [FailingTrace(trace_id="t-refund-2")]}
+    )
+    window = (first_day, first_day + DAY_NS)
+    fire_alert(ui.store, "refunds", policy, window, notice.model_dump_json())
+    ui.go("/online?window=1d")
+    assert ui.page.text_content("h1") == "Online scoring"
+    chart = ui.page.locator('[data-testid="rate-chart"]')
+    box = chart.bounding_box()
+    assert box is not None
+    assert (box["width"], box["height"]) == (560, 200)
+    assert chart.locator("polygon").count() == 3  # the seeded traces span three days
+    assert ui.page.text_content('[data-testid="alert-reason"]') == HOSTILE
+    assert ui.page.title() != "owned"
+    assert ui.page.locator("script").count() == 0
+    assert ui.page.locator("img").count() == 0
+    ui.shoot("online")
+    ui.page.locator('[data-testid="evaluator-row"] a').click()
+    ui.page.wait_for_url("**/online/refund-policy/**")
+    rows = ui.page.locator('[data-testid="failing-row"] td:first-child').all_text_contents()
+    assert rows == ["t-refund-2", "t-refund-1"]
+    ui.page.locator('[data-testid="failing-row"] a').first.click()
+    ui.page.wait_for_url("**/traces/t-refund-2")
+    assert ui.page.text_content("h1") == "Trace t-refund-2"
     assert ui.dialogs == []
     assert ui.elsewhere == []

@@ -26,7 +26,8 @@ from trailcheck.demo.online import (
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.judge import JudgeItem
 from trailcheck.online import Evaluator, parse_online_config
-from trailcheck.online.alerting import Notifier, fired_notices
+from trailcheck.online.alert_log import fired_notices
+from trailcheck.online.alerting import Notifier
 from trailcheck.online.evaluate import JudgeResult
 from trailcheck.online.judges import judge_criterion
 from trailcheck.online.results import online_status

@@ -6,7 +6,6 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from datetime import UTC, datetime
 from types import FrameType
 
 import httpx
@@ -19,10 +18,11 @@ from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.commands.telemetry import emit_target
 from trailcheck.errors import UsageError
 from trailcheck.models.chat import ChatModel
-from trailcheck.online import OnlineConfig, duration_seconds, load_online_config
+from trailcheck.online import OnlineConfig, load_online_config
 from trailcheck.online.alerting import Notifier
 from trailcheck.online.evaluate import JudgeRunner
 from trailcheck.online.judging import ModelJudges
+from trailcheck.online.periods import parse_since, parse_window
 from trailcheck.online.results import OnlineStatus, online_status
 from trailcheck.online.worker import (
     JudgeBudget,
@@ -32,7 +32,6 @@ from trailcheck.online.worker import (
     default_worker_id,
 )
 from trailcheck.rate_limit import RateLimiter
-from trailcheck.store.trace_filter import to_ns
 
 # A webhook that has not answered in this long is recorded as not delivered.
 WEBHOOK_TIMEOUT_S = 10.0
@@ -42,7 +41,6 @@ __all__ = [
     "judge_runner",
     "online_run",
     "online_status_command",
-    "parse_since",
     "print_status",
 ]
 
@@ -145,33 +143,11 @@ def _report(summary: PassSummary, as_json: bool) -> None:
     stdout.print(f"online: {shown or 'nothing due'}", markup=False, highlight=False)
 
 
-def parse_since(text: str, now_ns: int) -> int:
-    """``--since``: a duration ago (``24h``) or an ISO 8601 time (naive is UTC)."""
-    try:
-        return now_ns - duration_seconds(text) * 10**9
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"--since is a duration ago (24h, 30m) or an ISO 8601 time, not {text!r}"
-        ) from None
-    return to_ns(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
-
-
 def online_status_command(request: OnlineStatusRequest) -> None:
     """The body of :func:`trailcheck.commands.online.online_status`."""
     now = time.time_ns()
     since_ns = None if request.since is None else parse_since(request.since, now)
-    window_ns = None
-    if request.window is not None:
-        try:
-            window_ns = duration_seconds(request.window) * 10**9
-        except ValueError as error:
-            raise UsageError(f"--window: {error}") from None
-        if window_ns == 0:
-            raise UsageError("--window must be longer than 0s")
+    window_ns = None if request.window is None else parse_window(request.window)
     versions = None
     if request.config is not None:
         config = load_online_config(request.config)

@@ -45,7 +45,6 @@ __all__ = [
     "FiredWindow",
     "Notifier",
     "check_alerts",
-    "fired_notices",
     "fired_windows",
     "settled_windows",
 ]
@@ -258,14 +257,3 @@ def check_alerts(
                 .values(deliveries=orjson.dumps(outcomes).decode())
             )
     return notices
-
-
-def fired_notices(engine: Engine, *, alert: str | None = None) -> list[AlertNotice]:
-    """The notices of the alerts fired on this store (of ``alert`` only, when given), in the
-    order of their windows."""
-    table = schema.online_alerts
-    query = select(table.c.notice).order_by(table.c.window_start_ns, table.c.alert)
-    if alert is not None:
-        query = query.where(table.c.alert == alert)
-    with read_only(engine) as connection:
-        return [AlertNotice.model_validate_json(text) for (text,) in connection.execute(query)]

@@ -1,4 +1,5 @@
-"""The kinds of value the online file writes in more than one place: names, and durations.
+"""The kinds of value the online file writes in more than one place: names, and durations; and
+times as the online readers and notices write them (:func:`iso`).
 
 A **name** (an evaluator's, an alert's) has no ``@`` (a version is shown as ``name@version``)
 and no whitespace (names go into commands). A **duration** (an evaluator's ``delay``, an
@@ -9,11 +10,12 @@ alert's ``window``) is whole numbers with units, largest first: ``0s``, ``30s``,
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Annotated, Any, Final
 
 from pydantic import BeforeValidator, Field
 
-__all__ = ["DURATION_PATTERN", "Duration", "Name", "duration_seconds"]
+__all__ = ["DURATION_PATTERN", "Duration", "Name", "duration_seconds", "iso"]
 
 Name = Annotated[str, Field(min_length=1, max_length=120, pattern=r"^[^@\s]+$")]
 
@@ -51,3 +53,11 @@ def _canonical_duration(value: Any) -> Any:
 
 
 Duration = Annotated[str, BeforeValidator(_canonical_duration)]
+
+
+def iso(ns: int) -> str:
+    """``2026-06-19T14:00:00Z``: nanoseconds since the epoch as UTC ISO 8601 text, to the
+    microsecond when there are some."""
+    seconds, remainder = divmod(ns, 1_000_000_000)
+    moment = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=remainder // 1_000)
+    return moment.isoformat().replace("+00:00", "Z")

@@ -15,7 +15,6 @@ is the webhook's body, and reads back as the same notice (``model_validate_json`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
@@ -24,6 +23,7 @@ from trailcheck.errors import UsageError
 from trailcheck.intervals import IntervalMethod
 from trailcheck.online.alerts import AlertSpec
 from trailcheck.online.config import Evaluator
+from trailcheck.online.fields import iso
 from trailcheck.online.rates import Alert
 
 __all__ = [
@@ -39,13 +39,6 @@ __all__ = [
 MAX_FAILING_TRACES: Final = 20
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-
-
-def _iso(ns: int) -> str:
-    """``2026-06-19T14:00:00Z``, to the microsecond when there are some."""
-    seconds, remainder = divmod(ns, 1_000_000_000)
-    moment = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=remainder // 1_000)
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 class AlertWindow(BaseModel):
@@ -73,12 +66,12 @@ class AlertWindow(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def start(self) -> str:
-        return _iso(self.start_ns)
+        return iso(self.start_ns)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def end(self) -> str:
-        return _iso(self.end_ns)
+        return iso(self.end_ns)
 
 
 class BaselineCounts(BaseModel):

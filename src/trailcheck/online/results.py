@@ -8,42 +8,42 @@ with nothing scored is left out.
 
 A judge evaluator's calibration is shown when people labelled some of the traces it scored
 (``trailcheck label``): the agreement table and Cohen's kappa with its interval.
+
+:func:`failing_scores` pages through the traces an evaluator version failed, newest trace first,
+as the trace list pages (:class:`~trailcheck.store.browse.Cursor`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import Engine, case, func, select
+from sqlalchemy import Engine, case, func, select, tuple_
 
 from trailcheck.intervals import DEFAULT_LEVEL
 from trailcheck.judge.agreement import Confusion, cohen_kappa, confusion
+from trailcheck.online.fields import iso
 from trailcheck.online.rates import RateMethod, WindowCounts, failure_rate
 from trailcheck.store import schema
 from trailcheck.store.backends import read_only
+from trailcheck.store.browse import Cursor
 
 __all__ = [
     "Calibration",
     "EvaluatorStatus",
+    "FailingPage",
+    "FailingScore",
     "OnlineStatus",
     "WindowStatus",
-    "iso",
+    "failing_scores",
     "online_status",
     "window_counts",
 ]
 
 _scores = schema.online_scores
 _jobs = schema.online_jobs
-
-
-def iso(ns: int) -> str:
-    """``2026-12-07T13:00:00Z``: a time in nanoseconds as UTC ISO 8601 text."""
-    moment = datetime.fromtimestamp(ns / 1e9, tz=UTC)
-    text = moment.isoformat(timespec="milliseconds" if ns % 10**9 else "seconds")
-    return text.replace("+00:00", "Z")
 
 
 class WindowStatus(BaseModel):
@@ -268,4 +268,68 @@ def _calibration(engine: Engine, name: str, version: str) -> Calibration | None:
         confusion=confusion(pairs),
         kappa=kappa.value,
         kappa_interval=(kappa.interval.low, kappa.interval.high),
+    )
+
+
+class FailingScore(BaseModel):
+    """A trace an evaluator version failed: when it started and was scored, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    trace_id: str
+    trace_ns: int
+    scored_ns: int
+    label: str | None
+    value: float | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class FailingPage:
+    """One page of failing scores, newest trace first, and where the next begins (None: last)."""
+
+    scores: list[FailingScore]
+    next_cursor: Cursor | None
+
+
+def failing_scores(
+    engine: Engine,
+    name: str,
+    version: str,
+    *,
+    since_ns: int | None = None,
+    after: Cursor | None = None,
+    limit: int = 50,
+) -> FailingPage:
+    """The ``limit`` newest traces (by start) that ``name@version`` failed, after ``after``,
+    of traces that started at or after ``since_ns`` when given."""
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+    where = (_scores.c.name == name) & (_scores.c.version == version) & ~_scores.c.passed
+    if since_ns is not None:
+        where &= _scores.c.trace_ns >= since_ns
+    if after is not None:
+        where &= tuple_(_scores.c.trace_ns, _scores.c.trace_id) < tuple_(
+            after.start_ns, after.trace_id
+        )
+    query = (
+        select(
+            _scores.c.trace_id,
+            _scores.c.trace_ns,
+            _scores.c.scored_ns,
+            _scores.c.label,
+            _scores.c.value,
+            _scores.c.reason,
+        )
+        .where(where)
+        .order_by(_scores.c.trace_ns.desc(), _scores.c.trace_id.desc())
+        .limit(limit + 1)  # one more says whether a next page exists
+    )
+    with read_only(engine) as connection:
+        rows = connection.execute(query).mappings().all()
+    found = [FailingScore.model_validate(dict(row)) for row in rows[:limit]]
+    last = found[-1] if len(rows) > limit else None
+    return FailingPage(
+        scores=found,
+        next_cursor=None if last is None else Cursor(last.trace_ns, last.trace_id),
     )

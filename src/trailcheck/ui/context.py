@@ -3,6 +3,7 @@ the dataset file; and the two shapes of a response, a page and an action's redir
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,8 @@ class UiSettings:
     candidates to and the review queue decides in; ``runs_dir``: where run reports are;
     ``reviewer``: the name the forms start with; ``page_size``: traces per list page;
     ``search_window``: the most traces a filtered list reads per page
-    (:data:`~trailcheck.store.browse.SCAN_WINDOW`)."""
+    (:data:`~trailcheck.store.browse.SCAN_WINDOW`); ``clock``: now, in nanoseconds since the
+    epoch, what the online page's queue lag and ``since=24h`` are read against."""
 
     token: str | None = None
     dataset: Path = Path("candidates.yaml")
@@ -39,6 +41,7 @@ class UiSettings:
     reviewer: str = ""
     page_size: int = 50
     search_window: int = SCAN_WINDOW
+    clock: Callable[[], int] = time.time_ns
 
 
 def html_response(body: str, status: int = 200) -> HTMLResponse:

@@ -17,6 +17,7 @@ PAGES: Final = (
     ("findings", "/findings", "Findings & clusters"),
     ("review", "/review", "Review queue"),
     ("runs", "/runs", "Runs"),
+    ("online", "/online", "Online"),
 )
 
 

@@ -1,16 +1,22 @@
 """The UI's pages (GET): the trace list and a trace, findings and clusters, the review queue,
-runs. Each handler is a plain function, so FastAPI runs its store reads in a worker thread."""
+runs, online scoring and an online evaluator's failing traces. Each handler is a plain
+function, so FastAPI runs its store reads in a worker thread."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI, Request, Response
 
+from trailcheck.online.alert_log import fired_alerts
+from trailcheck.online.results import failing_scores, online_status
 from trailcheck.report.html_markup import el
 from trailcheck.store.browse import browse_traces, label_days
 from trailcheck.ui.context import UiContext, html_response
 from trailcheck.ui.filters import read_list_request
 from trailcheck.ui.findings_page import render_findings_page
 from trailcheck.ui.layout import page
+from trailcheck.ui.online_failing_page import render_failing_page
+from trailcheck.ui.online_page import render_online_page
+from trailcheck.ui.online_query import read_online_request
 from trailcheck.ui.review_page import render_review_page
 from trailcheck.ui.runs import read_runs
 from trailcheck.ui.runs_page import render_runs_page
@@ -49,8 +55,50 @@ def add_trace_pages(app: FastAPI, ui: UiContext) -> None:
         return ui.shown(f"Trace {trace_id}", "traces", body, request)
 
 
+def add_online_pages(app: FastAPI, ui: UiContext) -> None:
+    @app.get("/online")
+    def online_page(request: Request) -> Response:
+        now = ui.settings.clock()
+        wanted = read_online_request(request.query_params, now)
+        status = online_status(
+            ui.store.engine,
+            now_ns=now,
+            since_ns=wanted.since_ns,
+            window_ns=wanted.window_ns,
+            window_text=wanted.window,
+        )
+        alerts = fired_alerts(ui.store.engine, since_ns=wanted.since_ns)
+        body = render_online_page(wanted, status, alerts)
+        return ui.shown("Online scoring", "online", body, request)
+
+    # An evaluator's name may hold "/" (its version never does), so the name takes the rest.
+    @app.get("/online/{name:path}/{version}")
+    def failing_page(name: str, version: str, request: Request) -> Response:
+        now = ui.settings.clock()
+        wanted = read_online_request(request.query_params, now)
+        found = online_status(
+            ui.store.engine, now_ns=now, since_ns=wanted.since_ns, versions=[(name, version)]
+        ).evaluators
+        if not found:
+            missing = el(
+                "p", f"No online evaluator {name}@{version} in the store.", data_testid="not-found"
+            )
+            return html_response(page("Not found", "online", missing), 404)
+        failing = failing_scores(
+            ui.store.engine,
+            name,
+            version,
+            since_ns=wanted.since_ns,
+            after=wanted.after,
+            limit=ui.settings.page_size,
+        )
+        body = render_failing_page(found[0], wanted, failing)
+        return ui.shown(f"Failing traces of {name}@{version}", "online", body, request)
+
+
 def add_page_routes(app: FastAPI, ui: UiContext) -> None:
     add_trace_pages(app, ui)
+    add_online_pages(app, ui)
 
     @app.get("/findings")
     def findings_page(request: Request) -> Response:
