@@ -12,6 +12,8 @@ be rebuilt exactly; the version of a judge hashes its kind, model, settings and 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from trailcheck.errors import UsageError
 from trailcheck.judge.pinning import PinnedModelJudge
 from trailcheck.judge.render import render_evidence
@@ -21,7 +23,7 @@ from trailcheck.judge.verdict import JudgeItem, Judging
 from trailcheck.models.chat import ChatModel
 from trailcheck.trace import Message
 
-__all__ = ["RUBRIC_TEMPLATES", "RubricJudge"]
+__all__ = ["RUBRIC_TEMPLATES", "RubricJudge", "TemplateJudge"]
 
 RUBRIC_TEMPLATES: dict[str, dict[str, str]] = {
     "1": {
@@ -41,36 +43,52 @@ RUBRIC_TEMPLATES: dict[str, dict[str, str]] = {
 }
 
 
-class RubricJudge(PinnedModelJudge):
-    """A :class:`~trailcheck.judge.Judge` of the item's criterion; see the module."""
+class TemplateJudge(PinnedModelJudge):
+    """A judge asking its model for a :class:`~trailcheck.judge.Verdict` on one item through a
+    versioned prompt template (``system`` and ``user``, filled with the criterion and the item's
+    evidence, each piece of the run fenced as untrusted). A subclass names its ``kind`` and
+    ``templates``, and says when an item cannot be judged without asking (:meth:`unjudgeable`).
+    """
+
+    kind: ClassVar[str]
+    templates: ClassVar[dict[str, dict[str, str]]]
 
     def __init__(self, model: ChatModel, *, template_version: str = "1", retries: int = 1):
-        if template_version not in RUBRIC_TEMPLATES:
-            known = ", ".join(sorted(RUBRIC_TEMPLATES))
-            raise UsageError(f"no rubric template {template_version!r} (known: {known})")
-        self._template = RUBRIC_TEMPLATES[template_version]
+        if template_version not in self.templates:
+            known = ", ".join(sorted(self.templates))
+            raise UsageError(f"no {self.kind} template {template_version!r} (known: {known})")
+        self._template = self.templates[template_version]
         super().__init__(
             model,
-            kind="rubric",
+            kind=self.kind,
             retries=retries,
             template_version=template_version,
             template=dict(self._template),
         )
 
+    def criterion(self, item: JudgeItem) -> str:
+        """The criterion the prompt states: the item's."""
+        return item.criterion
+
+    def unjudgeable(self, item: JudgeItem) -> str | None:
+        """Why ``item`` cannot be judged without asking the model, or None when it can."""
+        return None
+
     def messages(self, item: JudgeItem) -> list[Message]:
         """The prompt for ``item``, exactly as the model receives it."""
         rendered = render_evidence(item)
         system = self._template["system"].format(notice=untrusted_notice(rendered.boundary))
-        user = self._template["user"].format(criterion=item.criterion, evidence=rendered.text)
+        user = self._template["user"].format(criterion=self.criterion(item), evidence=rendered.text)
         return [Message(role="system", content=system), Message(role="user", content=user)]
 
     async def judge(self, item: JudgeItem) -> Judging:
-        if not item.criterion.strip():
+        reason = self.unjudgeable(item)
+        if reason is not None:
             return Judging.unscorable(
                 item_id=item.item_id,
                 criterion=item.criterion,
                 judge_version=self._version,
-                reason="no criterion to judge: the rubric is empty",
+                reason=reason,
                 attempts=0,
             )
         return await ask_verdict(
@@ -81,3 +99,15 @@ class RubricJudge(PinnedModelJudge):
             judge_version=self._version,
             retries=self._retries,
         )
+
+
+class RubricJudge(TemplateJudge):
+    """A :class:`~trailcheck.judge.Judge` of the item's criterion; see the module."""
+
+    kind = "rubric"
+    templates = RUBRIC_TEMPLATES
+
+    def unjudgeable(self, item: JudgeItem) -> str | None:
+        if not item.criterion.strip():
+            return "no criterion to judge: the rubric is empty"
+        return None

@@ -22,14 +22,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from trailcheck.errors import UsageError
-from trailcheck.judge.pinning import PinnedModelJudge
-from trailcheck.judge.render import render_evidence
-from trailcheck.judge.structured import ask_verdict
-from trailcheck.judge.untrusted import untrusted_notice
-from trailcheck.judge.verdict import JudgeItem, Judging
-from trailcheck.models.chat import ChatModel
-from trailcheck.trace import Message
+from trailcheck.judge.rubric import TemplateJudge
+from trailcheck.judge.verdict import JudgeItem
 
 __all__ = ["TASK_COMPLETION_CRITERION", "TASK_COMPLETION_TEMPLATES", "TaskCompletionJudge"]
 
@@ -61,45 +55,17 @@ TASK_COMPLETION_TEMPLATES: dict[str, dict[str, str]] = {
 }
 
 
-class TaskCompletionJudge(PinnedModelJudge):
+class TaskCompletionJudge(TemplateJudge):
     """A :class:`~trailcheck.judge.Judge` of whether the user's request was met; see the
     module."""
 
-    def __init__(self, model: ChatModel, *, template_version: str = "1", retries: int = 1):
-        if template_version not in TASK_COMPLETION_TEMPLATES:
-            known = ", ".join(sorted(TASK_COMPLETION_TEMPLATES))
-            raise UsageError(f"no task_completion template {template_version!r} (known: {known})")
-        self._template = TASK_COMPLETION_TEMPLATES[template_version]
-        super().__init__(
-            model,
-            kind="task_completion",
-            retries=retries,
-            template_version=template_version,
-            template=dict(self._template),
-        )
+    kind = "task_completion"
+    templates = TASK_COMPLETION_TEMPLATES
 
-    def messages(self, item: JudgeItem) -> list[Message]:
-        """The prompt for ``item``, exactly as the model receives it."""
-        rendered = render_evidence(item)
-        system = self._template["system"].format(notice=untrusted_notice(rendered.boundary))
-        criterion = item.criterion.strip() or TASK_COMPLETION_CRITERION
-        user = self._template["user"].format(criterion=criterion, evidence=rendered.text)
-        return [Message(role="system", content=system), Message(role="user", content=user)]
+    def criterion(self, item: JudgeItem) -> str:
+        return item.criterion.strip() or TASK_COMPLETION_CRITERION
 
-    async def judge(self, item: JudgeItem) -> Judging:
+    def unjudgeable(self, item: JudgeItem) -> str | None:
         if not item.trace.input_text.strip():
-            return Judging.unscorable(
-                item_id=item.item_id,
-                criterion=item.criterion,
-                judge_version=self._version,
-                reason="no request to judge: the trace records no user input",
-                attempts=0,
-            )
-        return await ask_verdict(
-            self._model,
-            self.messages(item),
-            item_id=item.item_id,
-            criterion=item.criterion,
-            judge_version=self._version,
-            retries=self._retries,
-        )
+            return "no request to judge: the trace records no user input"
+        return None
