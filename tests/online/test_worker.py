@@ -329,10 +329,10 @@ def test_a_crashing_evaluator_quarantines_its_trace_and_the_queue_goes_on(
     real = evaluate_deterministic
     poisoned = trace_id(4)
 
-    def crash_on_one(evaluator: Evaluator, trace: Trace, rules: Any) -> Any:
+    def crash_on_one(evaluator: Evaluator, trace: Trace, rules: Any, scorer: Any = None) -> Any:
         if trace.trace_id == poisoned:
             raise RuntimeError("the rule tripped over this trace")
-        return real(evaluator, trace, rules)
+        return real(evaluator, trace, rules, scorer)
 
     monkeypatch.setattr(worker_module, "evaluate_deterministic", crash_on_one)
     summary = OnlineWorker(store, OnlineConfig(evaluators=[rule_evaluator(1.0)])).run_once()

@@ -23,6 +23,7 @@ from trailcheck.judge.verdict import Judging
 from trailcheck.loop import Rule
 from trailcheck.online.config import Evaluator, online_scorer
 from trailcheck.policy.evaluate import violations
+from trailcheck.scorers.score import Scorer
 from trailcheck.trace import Severity, Trace
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import incompleteness, needs_complete_trace
@@ -93,14 +94,19 @@ _NO_CASE = Case(id="online", input="(online traffic: no case)")
 
 
 def evaluate_deterministic(
-    evaluator: Evaluator, trace: Trace, rules: Mapping[str, Rule]
+    evaluator: Evaluator,
+    trace: Trace,
+    rules: Mapping[str, Rule],
+    scorer: Scorer | None = None,
 ) -> EvaluatorOutcome:
     """The outcome of a ``rule``, ``scorer`` or ``policy`` evaluator on ``trace``; whatever it
-    raises propagates (the worker quarantines the trace for this evaluator)."""
+    raises propagates (the worker quarantines the trace for this evaluator). ``scorer``: the
+    evaluator's scorer, built once by a caller that scores many traces (else built here)."""
     if evaluator.rule is not None:
         return _rule_outcome(rules[evaluator.rule], trace)
     if evaluator.scorer is not None:
-        score = online_scorer(evaluator.scorer).score(trace, _NO_CASE)
+        scorer = scorer or online_scorer(evaluator.scorer)
+        score = scorer.score(trace, _NO_CASE)
         if score is None:
             return EvaluatorOutcome("skipped", f"scorer {evaluator.scorer.name}: nothing to grade")
         return EvaluatorOutcome(

@@ -46,7 +46,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from trailcheck.errors import UsageError
 from trailcheck.loop import Rule, builtin_rules
 from trailcheck.online.alerting import Notifier, check_alerts
-from trailcheck.online.config import Evaluator, OnlineConfig
+from trailcheck.online.config import Evaluator, OnlineConfig, online_scorer
 from trailcheck.online.evaluate import (
     EvaluatorOutcome,
     JudgeRunner,
@@ -67,6 +67,7 @@ from trailcheck.online.queue import (
     retry,
 )
 from trailcheck.rate_limit import Backoff
+from trailcheck.scorers.score import Scorer
 from trailcheck.store import Store, schema
 from trailcheck.store.backends import read_only
 from trailcheck.trace import Finding, Trace
@@ -200,6 +201,10 @@ class OnlineWorker:
         self._clock = clock
         self._fraction = random_fraction
         self._evaluators = {(e.name, e.version): e for e in config.evaluators if e.sampling > 0}
+        # Each scorer built once, not once a trace.
+        self._scorers: dict[tuple[str, str], Scorer] = {
+            key: online_scorer(e.scorer) for key, e in self._evaluators.items() if e.scorer
+        }
 
     # --- a pass ---------------------------------------------------------------------------
 
@@ -301,7 +306,8 @@ class OnlineWorker:
             return self._quarantine(attempt, error)
         if evaluator.judge is None:
             try:
-                outcome = evaluate_deterministic(evaluator, trace, self._rules)
+                scorer = self._scorers.get((job.name, job.version))
+                outcome = evaluate_deterministic(evaluator, trace, self._rules, scorer)
             # An evaluator that raises is data: the trace is quarantined for it, with the
             # error and its stack kept, and the queue goes on.
             except Exception as error:  # noqa: BLE001
