@@ -14,6 +14,12 @@ from typing import Annotated, Literal, NamedTuple
 import typer
 
 from trailcheck.commands.declare import Command, command, implementation, new_app
+from trailcheck.commands.executor_options import (
+    EXECUTOR_PANEL,
+    AddressOption,
+    ExecutorOption,
+    NumCpusOption,
+)
 from trailcheck.commands.loop import RulesOption
 from trailcheck.commands.options import DbOption, JsonOption
 
@@ -153,6 +159,20 @@ class OnlineRunRequest(NamedTuple):
         ),
     ] = None
 
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            metavar="N",
+            rich_help_panel=EXECUTOR_PANEL,
+            help="With --executor ray: online workers as Ray tasks (default: the cluster's CPUs).",
+        ),
+    ] = None
+    executor: ExecutorOption = "local"
+    address: AddressOption = None
+    num_cpus: NumCpusOption = None
+
 
 class OnlineStatusRequest(NamedTuple):
     """What ``trailcheck online status`` was asked."""
@@ -192,6 +212,9 @@ class OnlineStatusRequest(NamedTuple):
 @command(OnlineRunRequest)
 def online_run(request: OnlineRunRequest) -> None:
     """Score the traces that are due by the file's evaluators; keep going unless --once.
+
+    With --once --executor ray, a backlog is drained by --workers online workers as Ray tasks
+    on the same store (docs/online.md).
 
     Exit 0 when stopped (interrupted, or --once done); 2 on a bad file or store.
     """

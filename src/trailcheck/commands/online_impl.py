@@ -3,25 +3,29 @@ run over a store, and the status read from it."""
 
 from __future__ import annotations
 
+import importlib
 import signal
 import threading
 import time
+from collections.abc import Sequence
+from pathlib import Path
 from types import FrameType
 
 import httpx
 
-from trailcheck.commands.judge_impl import openai_model
+from trailcheck.commands.executor_options import executor_kind
 from trailcheck.commands.loop_impl import chosen_rules
 from trailcheck.commands.online import OnlineRunRequest, OnlineStatusRequest
 from trailcheck.commands.output import print_json, stderr, stdout
 from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.commands.telemetry import emit_target
 from trailcheck.errors import UsageError
-from trailcheck.models.chat import ChatModel
+from trailcheck.extras import needs_extra
+from trailcheck.loop import Rule
 from trailcheck.online import OnlineConfig, load_online_config
 from trailcheck.online.alerting import Notifier
 from trailcheck.online.evaluate import JudgeRunner
-from trailcheck.online.judging import ModelJudges
+from trailcheck.online.judging import openai_judges
 from trailcheck.online.periods import parse_since, parse_window
 from trailcheck.online.results import OnlineStatus, online_status
 from trailcheck.online.worker import (
@@ -31,7 +35,7 @@ from trailcheck.online.worker import (
     WorkerSettings,
     default_worker_id,
 )
-from trailcheck.rate_limit import RateLimiter
+from trailcheck.store import Store
 
 # A webhook that has not answered in this long is recorded as not delivered.
 WEBHOOK_TIMEOUT_S = 10.0
@@ -53,31 +57,23 @@ def judge_runner(
     api_key_env: str,
     rate: float | None = None,
 ) -> JudgeRunner | None:
-    """The runner of the file's judges over OpenAI-compatible models (``None`` when the file
-    has no judge); a judge without a model of its own needs ``judge_model``."""
-    if not any(evaluator.judge is not None for evaluator in config.evaluators):
-        return None
-    judged = [e for e in config.evaluators if e.judge is not None and e.judge.model is None]
-    if judged and judge_model is None:
-        names = ", ".join(e.name for e in judged)
-        raise UsageError(
-            f"evaluators {names} run a judge with no model of its own: give --judge-model"
-        )
-    limiter = None if rate is None else RateLimiter(rate=rate)
-
-    def model_named(name: str | None) -> ChatModel:
-        chosen = name or judge_model
-        if chosen is None:  # checked above
-            raise UsageError("a judge evaluator names no model: give --judge-model")
-        return openai_model(
-            chosen, base_url, api_key_env, what="an online judge", rate_limiter=limiter
-        )
-
-    return ModelJudges(model_named)
+    """The runner of the file's judges (:func:`~trailcheck.online.judging.openai_judges`);
+    without the ``openai`` extra, a usage error before any pass."""
+    if any(evaluator.judge is not None for evaluator in config.evaluators):
+        with needs_extra("openai", "an online judge"):
+            importlib.import_module("openai")
+    return openai_judges(
+        config, judge_model=judge_model, base_url=base_url, api_key_env=api_key_env, rate=rate
+    )
 
 
 def online_run(request: OnlineRunRequest) -> None:
     """The body of :func:`trailcheck.commands.online.online_run`."""
+    where = executor_kind(request.executor, request.address, request.num_cpus)
+    if where == "ray" and not request.once:
+        raise UsageError("--executor ray drains a backlog: give --once too")
+    if where == "local" and request.workers is not None:
+        raise UsageError("--workers needs --executor ray")
     rules = chosen_rules(request.rules or [])
     config = load_online_config(request.config, rules=rules)
     settings = WorkerSettings(
@@ -103,10 +99,46 @@ def online_run(request: OnlineRunRequest) -> None:
         worker = OnlineWorker(
             store, config, rules=rules, judge=judge, settings=settings, notifier=notifier
         )
+        if where == "ray":
+            _report(_drain_on_ray(worker, request, store, rules), request.as_json)
+            return
         if request.once:
             _report(worker.run_once(), request.as_json)
             return
         _keep_scoring(worker, request, store.url)
+
+
+def _drain_on_ray(
+    worker: OnlineWorker, request: OnlineRunRequest, store: Store, rules: Sequence[Rule]
+) -> PassSummary:
+    """Plan here, then drain on Ray (:mod:`trailcheck.distributed.online`); then the alerts,
+    here too (a window fires once however many workers check it)."""
+    with needs_extra("ray", "trailcheck online run --executor ray"):
+        from trailcheck.distributed import cluster_workers, ray_session
+        from trailcheck.distributed.online import JudgeOptions, OnlineRecipe, drain_on_ray
+    summary = PassSummary(planned=worker.plan())
+    url = store.engine.url
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        url = url.set(database=str(Path(url.database).resolve()))
+    recipe = OnlineRecipe(
+        db_url=url.render_as_string(hide_password=False),
+        config=worker.config,
+        rules=tuple(rules),
+        settings=worker.settings,
+        judges=JudgeOptions(
+            judge_model=request.judge_model,
+            base_url=request.judge_base_url,
+            api_key_env=request.api_key_env,
+            rate=request.judge_rate,
+        ),
+    )
+    task_cpus = 1.0 if request.num_cpus is None else request.num_cpus
+    with ray_session(request.address):
+        workers = request.workers or cluster_workers(task_cpus)
+        for done in drain_on_ray(recipe, workers=workers, num_cpus=task_cpus):
+            summary.add(done)
+    summary.alerts += len(worker.check_alerts())
+    return summary
 
 
 def _keep_scoring(worker: OnlineWorker, request: OnlineRunRequest, url: str) -> None:

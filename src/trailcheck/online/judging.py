@@ -14,12 +14,14 @@ from typing import Any
 
 from trailcheck.errors import UsageError
 from trailcheck.models.chat import ChatModel, Reply, ToolDeclaration
-from trailcheck.online.config import Evaluator
+from trailcheck.models.openai_client import OpenAIChatModel
+from trailcheck.online.config import Evaluator, OnlineConfig
 from trailcheck.online.evaluate import JudgeResult
 from trailcheck.online.judges import build_judge, judge_trace
+from trailcheck.rate_limit import RateLimiter
 from trailcheck.trace import Message, Trace
 
-__all__ = ["ModelJudges", "TallyingModel"]
+__all__ = ["ModelJudges", "TallyingModel", "openai_judges"]
 
 
 class TallyingModel:
@@ -87,3 +89,36 @@ class ModelJudges:
             close: Callable[[], Awaitable[object]] | None = getattr(model, "aclose", None)
             if close is not None:
                 await close()
+
+
+def openai_judges(
+    config: OnlineConfig,
+    *,
+    judge_model: str | None,
+    base_url: str | None,
+    api_key_env: str = "OPENAI_API_KEY",
+    rate: float | None = None,
+) -> ModelJudges | None:
+    """The judges of ``config`` over OpenAI-compatible models (``None`` when it has no judge):
+    each judge's own ``model``, else ``judge_model``, at ``base_url``, with at most ``rate``
+    requests a second between them. A judge with no model of its own needs ``judge_model``."""
+    judged = [e for e in config.evaluators if e.judge is not None]
+    if not judged:
+        return None
+    unset = [e.name for e in judged if e.judge is not None and e.judge.model is None]
+    if unset and judge_model is None:
+        raise UsageError(
+            f"evaluators {', '.join(unset)} run a judge with no model of its own:"
+            " give --judge-model"
+        )
+    limiter = None if rate is None else RateLimiter(rate=rate)
+
+    def model_named(name: str | None) -> ChatModel:
+        chosen = name or judge_model
+        if chosen is None:  # refused above
+            raise UsageError("a judge evaluator names no model: give --judge-model")
+        return OpenAIChatModel(
+            chosen, base_url=base_url, api_key_env=api_key_env, rate_limiter=limiter
+        )
+
+    return ModelJudges(model_named)
