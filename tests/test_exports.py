@@ -344,9 +344,13 @@ EXPORTS: dict[str, list[str]] = {
         "tool_schemas",
     ],
     "trailcheck.scorers": [
+        "ATTRIBUTION_CATEGORIES",
         "DEFAULT_SCORER_ORDER",
         "GENERIC_SCORERS",
         "ArgumentsScorer",
+        "Attribution",
+        "AttributionCategory",
+        "AttributionSource",
         "ClaimRule",
         "EfficiencyScorer",
         "ErroredCalls",

@@ -6,6 +6,12 @@ that raises is recorded as a :class:`ScorerFailure` by :func:`run_scorer`.
 
 from trailcheck.scorers.arguments import ArgumentsScorer, pair_invocations
 from trailcheck.scorers.assignment import min_cost_assignment
+from trailcheck.scorers.attribution import (
+    ATTRIBUTION_CATEGORIES,
+    Attribution,
+    AttributionCategory,
+    AttributionSource,
+)
 from trailcheck.scorers.calls import ErroredCalls
 from trailcheck.scorers.comparison import Mismatch, compare_field
 from trailcheck.scorers.dates import parse_date
@@ -30,9 +36,13 @@ from trailcheck.scorers.termination import ClaimRule, TerminationScorer
 from trailcheck.scorers.trajectory import TrajectoryScorer, trajectory_value
 
 __all__ = [
+    "ATTRIBUTION_CATEGORIES",
     "DEFAULT_SCORER_ORDER",
     "GENERIC_SCORERS",
     "ArgumentsScorer",
+    "Attribution",
+    "AttributionCategory",
+    "AttributionSource",
     "ClaimRule",
     "EfficiencyScorer",
     "ErroredCalls",

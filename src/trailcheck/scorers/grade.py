@@ -31,6 +31,7 @@ from functools import cache
 from typing import Literal
 
 from trailcheck.cases import BUILTIN_SCORER_ORDER, Case
+from trailcheck.scorers.attribution import Attribution
 from trailcheck.scorers.registry import scorer_classes, scorer_from_spec
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.trace import Trace
@@ -51,7 +52,8 @@ GENERIC_SCORERS = frozenset({"efficiency", "termination", "grounding"})
 
 class Grade(Record, frozen=True, kw_only=True):
     """One trace graded against one case. ``reason``: why the grade is what it is (the failed
-    scorers, the failures, or what was missing)."""
+    scorers, the failures, or what was missing); ``attribution``: for a failed grade, the span
+    where the failure began, when it can be told (:mod:`trailcheck.scorers.attribution`)."""
 
     trace_id: str
     case_id: str
@@ -59,6 +61,7 @@ class Grade(Record, frozen=True, kw_only=True):
     scores: tuple[Score, ...] = ()
     failures: tuple[ScorerFailure, ...] = ()
     reason: str
+    attribution: Attribution | None = None
 
     @property
     def passed(self) -> bool:
