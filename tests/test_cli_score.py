@@ -59,6 +59,16 @@ def test_json_grades_name_trace_case_and_every_score(
         "threshold": 1.0,
         "reason": "in_order recall 1/2=0.500; precision 1/1=1.000; missing lookup_order",
     }
+    # Only the failed entry is attributed: to the refund, before which the lookup was due.
+    assert grades[0]["attribution"] is None
+    assert grades[1]["attribution"] == {
+        "span_id": "span-001",
+        "step": 1,
+        "name": "issue_refund",
+        "category": "wrong_tool",
+        "evidence": "lookup_order expected before issue_refund, not called before it",
+        "symptom_span_id": None,
+    }
 
 
 def test_all_passing_exits_0_with_a_table(

@@ -27,6 +27,13 @@ EXPORTS: dict[str, list[str]] = {
         "scripted_completion_judge",
         "support_traffic",
     ],
+    "trailcheck.demo.attribution": [
+        "CASE_ID",
+        "DATASET_FILE",
+        "TRACE_FILE",
+        "refund_run",
+        "shipped_path",
+    ],
     "trailcheck.demo.claims": [
         "DEFENDED",
         "SYSTEM_PROMPT",
@@ -367,6 +374,7 @@ EXPORTS: dict[str, list[str]] = {
         "StateScorer",
         "TerminationScorer",
         "TrajectoryScorer",
+        "attribute",
         "case_scorers",
         "compare_field",
         "default_scorers",
@@ -379,8 +387,10 @@ EXPORTS: dict[str, list[str]] = {
         "scorer_classes",
         "scorer_from_spec",
         "scorer_to_spec",
+        "trace_steps",
         "trajectory_value",
     ],
+    "trailcheck.scorers.attribute": ["Graded", "attribute"],
     "trailcheck.store": [
         "DB_ENV",
         "DEFAULT_DB_PATH",

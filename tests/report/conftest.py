@@ -18,7 +18,7 @@ from trailcheck.run.results import (
 from trailcheck.run.runner import run
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.run.status import TrialStatus
-from trailcheck.scorers import Score, ScorerFailure
+from trailcheck.scorers import Attribution, Score, ScorerFailure
 
 HOSTILE_OUTPUT = '<script>document.title="owned"</script><img src=x onerror=alert(1)>'
 
@@ -109,6 +109,14 @@ def mixed_report() -> RunReport:
                     scores=[_failed_score(date_reason)],
                     calls=_calls("2026-06-17"),
                     final_output=HOSTILE_OUTPUT,
+                    attribution=Attribution(
+                        span_id="a" * 16,
+                        step=2,
+                        name="lookup_order",
+                        category="tool_returned_wrong_data",
+                        evidence=f"lookup_order returned {HOSTILE_OUTPUT}",
+                        symptom_span_id="b" * 16,
+                    ),
                 ),
                 _trial(
                     "reschedule",

@@ -142,6 +142,42 @@ def test_differences_are_marked(v1_html: str) -> None:
     assert "verify_identity" in missing[: missing.index("</tr>")]
 
 
+def test_each_failed_trial_says_where_it_began_and_marks_that_call(
+    v1_html: str, v1_report: RunReport
+) -> None:
+    parsed = Parsed(v1_html)
+    failed = [t for t in v1_report.trials() if t.status == "failed"]
+    notes = [a for _, a in parsed.tags if a.get("data-testid") == "attribution"]
+    assert [(a["data-span"], a["data-category"]) for a in notes] == [
+        (t.attribution.span_id, t.attribution.category) for t in failed if t.attribution
+    ]
+    assert len(notes) == len(failed)
+    # The Friday date: the reschedule call's row is the one marked, with the category.
+    friday = v1_html[v1_html.index('id="case-reschedule-friday"') :]
+    friday = friday[: friday.index("</details>")]
+    assert "began at step 6: reschedule_delivery" in friday
+    row = friday[friday.index('data-attribution="wrong_argument"') :]
+    row = row[: row.index("</tr>")]
+    assert "<code>reschedule_delivery</code>" in row
+    assert "began here: wrong_argument" in row
+
+
+def test_the_symptom_is_marked_apart_and_evidence_is_escaped(mixed_report: RunReport) -> None:
+    document = render_html(mixed_report)
+    parsed = Parsed(document)
+    [attributed] = [a for _, a in parsed.tags if a.get("data-attribution")]
+    [symptom] = [a for _, a in parsed.tags if a.get("data-symptom")]
+    assert attributed["class"] == "step same attributed"
+    assert attributed["data-attribution"] == "tool_returned_wrong_data"
+    assert symptom["class"] == "step same"
+    note = parsed.text("attribution")
+    assert note == (
+        f"began at step 2: lookup_order — tool_returned_wrong_data: lookup_order returned"
+        f" {HOSTILE_OUTPUT} (it showed at span {'b' * 16})"
+    )
+    assert not any(tag in {"script", "img"} for tag, _ in parsed.tags)
+
+
 def test_tool_table_counts_every_call(v1_html: str, v1_report: RunReport) -> None:
     parsed = Parsed(v1_html)
     calls = [c for t in v1_report.trials() for c in t.calls]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from trailcheck.bulk import default_workers
 from trailcheck.bulk.grading import Unmatched, grade_files, grade_pages
@@ -30,9 +31,10 @@ from trailcheck.extras import needs_extra
 from trailcheck.importing.formats import reads_as_trailcheck
 from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.report.otel_results import EvaluationResult, grade_results
-from trailcheck.scorers import Grade, Scorer, case_scorers, grade
+from trailcheck.scorers import Attribution, Grade, Scorer, case_scorers, grade
 from trailcheck.store import Store, TraceFilter
 from trailcheck.telemetry.otlp_http import OtlpTarget
+from trailcheck.terminal_text import shown
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_traces
 
@@ -65,11 +67,27 @@ def _grade_json(result: Grade) -> dict[str, object]:
             {"scorer": f.scorer, "error_type": f.error_type, "message": f.message}
             for f in result.failures
         ],
+        "attribution": _attribution_json(result.attribution),
+    }
+
+
+def _attribution_json(found: Attribution | None) -> dict[str, object] | None:
+    """Where a failed grade began going wrong (docs/attribution.md); ``None`` when it passed,
+    or when no rule places its failure."""
+    if found is None:
+        return None
+    return {
+        "span_id": found.span_id,
+        "step": found.step,
+        "name": found.name,
+        "category": found.category,
+        "evidence": found.evidence,
+        "symptom_span_id": found.symptom_span_id,
     }
 
 
 def _grade_table(results: Sequence[Grade]) -> Table:
-    table = Table("trace", "case", "status", "scores", "reason")
+    table = Table("trace", "case", "status", "scores", "reason", "began at")
     styles = {"passed": "green", "failed": "red", "unscorable": "yellow"}
     for result in results:
         scores = " ".join(
@@ -82,8 +100,17 @@ def _grade_table(results: Sequence[Grade]) -> Table:
             f"[{styles[result.status]}]{result.status}[/]",
             scores,
             result.reason,
+            _began_at(result.attribution),
         )
     return table
+
+
+def _began_at(found: Attribution | None) -> Text:
+    """``step 2 search_orders (tool_returned_wrong_data)``, or nothing; the span's name comes
+    from the trace, so it is shown as text, never as markup or terminal codes."""
+    if found is None:
+        return Text()
+    return Text(shown(f"step {found.step} {found.name} ({found.category})"))
 
 
 @dataclass

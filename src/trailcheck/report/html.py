@@ -51,6 +51,7 @@ th, td { border: 1px solid var(--line); padding: .25em .5em; text-align: left;
 .partial { border: 3px solid var(--fail); color: var(--fail); font-weight: 700; padding: .8em;
   font-size: 1.2em; }
 tr.extra, tr.missing, tr.differs { background: var(--mark); }
+tr.attributed, .attribution { outline: 2px solid var(--fail); }
 mark { background: var(--mark); color: inherit; outline: 1px solid var(--warn); }
 .args span, .args mark { margin-right: .6em; font-family: ui-monospace, monospace; }
 pre { white-space: pre-wrap; word-break: break-word; border: 1px solid var(--line); padding: .5em; }

@@ -4,7 +4,9 @@ the differences marked, then its scores with their reasons, its error and its fi
 What counts as a difference is :mod:`trailcheck.report.trajectory_diff`'s: an in-order tool
 alignment, and the argument fields the arguments scorer found mismatched. Marked rows and
 fields carry ``data-mark`` (``extra``, ``missing``, ``differs``, ``argument``) so a test can
-find them.
+find them. A failed trial's attribution (docs/attribution.md) is said above its calls, and the
+call it names is highlighted (``data-attribution``: its category), as is the call where the
+failure became visible (``data-symptom``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from trailcheck.report.html_markup import Html, el, join
 from trailcheck.report.outcomes import GLYPHS, group_failures
 from trailcheck.report.trajectory_diff import Step, TrialDiff, diff_trial, expected_value_text
 from trailcheck.run.results import CallSummary, CaseResult, RunReport, TrialResult
+from trailcheck.scorers import Attribution
 
 _KIND_NOTE = {
     "same": "",
@@ -82,6 +85,18 @@ def _unpaired_expectations(case: CaseResult, diff: TrialDiff) -> Html | None:
     return el("ul", join(lines), data_mark="unpaired") if lines else None
 
 
+def _row_marks(call: CallSummary | None, found: Attribution | None) -> tuple[str, dict[str, str]]:
+    """The attribution's note and attributes on the row of ``call``: where the failure began
+    (``data-attribution``), or where it showed (``data-symptom``)."""
+    if call is None or found is None:
+        return "", {}
+    if call.span_id == found.span_id:
+        return f"began here: {found.category}", {"data_attribution": found.category}
+    if call.span_id == found.symptom_span_id:
+        return "the failure showed here", {"data_symptom": "true"}
+    return "", {}
+
+
 def trajectory(case: CaseResult, trial: TrialResult) -> Html:
     """The expected tools (with expected arguments) beside the calls made, marked."""
     diff = diff_trial(case, trial)
@@ -89,6 +104,9 @@ def trajectory(case: CaseResult, trial: TrialResult) -> Html:
     for step in diff.steps:
         missed = diff.marks.by_call.get(step.call_index, {}) if step.call_index is not None else {}
         mark = step.kind if step.kind != "same" else None
+        found, marks = _row_marks(step.call, trial.attribution)
+        note = "; ".join(part for part in (_KIND_NOTE[step.kind], found) if part)
+        attributed = " attributed" if "data_attribution" in marks else ""
         rows.append(
             el(
                 "tr",
@@ -97,9 +115,10 @@ def trajectory(case: CaseResult, trial: TrialResult) -> Html:
                     "td",
                     _call_cell(step.call, missed) if step.call else el("span", "—", class_="meta"),
                 ),
-                el("td", _KIND_NOTE[step.kind], class_="meta"),
-                class_=f"step {step.kind}",
+                el("td", note, class_="meta"),
+                class_=f"step {step.kind}{attributed}",
                 data_mark=mark,
+                **marks,
             )
         )
     note = (
@@ -145,6 +164,23 @@ def _scores(trial: TrialResult) -> Html:
     return el("table", el("thead", head), el("tbody", join(rows)), class_="scores")
 
 
+def attribution_note(found: Attribution | None) -> Html | None:
+    """Where a failed trial began going wrong: the step, its span's name, the category and the
+    evidence, and where the failure showed when that is another span."""
+    if found is None:
+        return None
+    shown = f" (it showed at span {found.symptom_span_id})" if found.symptom_span_id else ""
+    return el(
+        "p",
+        el("strong", f"began at step {found.step}: {found.name}"),
+        f" — {found.category}: {found.evidence}{shown}",
+        class_="attribution",
+        data_testid="attribution",
+        data_category=found.category,
+        data_span=found.span_id,
+    )
+
+
 def trial_details(case: CaseResult, trial: TrialResult, *, open_: bool) -> Html:
     """One trial that did not pass, folded under its status line."""
     error = None
@@ -161,6 +197,7 @@ def trial_details(case: CaseResult, trial: TrialResult, *, open_: bool) -> Html:
             f"{GLYPHS[trial.status]} trial {trial.attempt}: {trial.status} — {trial.reason}",
             class_=f"status-{trial.status}",
         ),
+        attribution_note(trial.attribution),
         trajectory(case, trial),
         _scores(trial),
         error,

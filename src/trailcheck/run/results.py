@@ -22,7 +22,7 @@ from trailcheck.intervals import Rate, rate
 from trailcheck.run.compare import Comparison
 from trailcheck.run.stats import OutcomeSummary, TaskOutcomes
 from trailcheck.run.status import TrialStatus, is_scored
-from trailcheck.scorers import Score, ScorerFailure
+from trailcheck.scorers import Attribution, Score, ScorerFailure
 from trailcheck.trace import Trace, Usage
 
 REPORT_SCHEMA_VERSION = "1"
@@ -75,6 +75,8 @@ class TrialResult(BaseModel):
     trace_id: str | None = None
     scores: list[Score] = Field(default_factory=list)
     scorer_failures: list[ScorerFailure] = Field(default_factory=list)
+    attribution: Attribution | None = None
+    """For a failed trial, the step where it began going wrong (docs/attribution.md)."""
     error: TrialError | None = None
     final_output: str | None = None
     calls: list[CallSummary] = Field(default_factory=list)

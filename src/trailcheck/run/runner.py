@@ -207,7 +207,12 @@ async def run_trial(
     if trace is None:  # the agent ran, but its telemetry gave no trace (an otel agent's)
         return result("infra_error", str(collected), None), None
     graded = await judged(grade(trace, case, scorers), trace, case, plan.judge)
-    extra = {"scores": list(graded.scores), "scorer_failures": list(graded.failures)}
+    extra = {
+        "scores": list(graded.scores),
+        "scorer_failures": list(graded.failures),
+        # A judge may have turned a failed grade unscorable: only a failure is attributed.
+        "attribution": graded.attribution if graded.status == "failed" else None,
+    }
     return result(graded.status, graded.reason, trace, **extra), trace
 
 

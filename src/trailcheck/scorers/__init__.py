@@ -6,11 +6,13 @@ that raises is recorded as a :class:`ScorerFailure` by :func:`run_scorer`.
 
 from trailcheck.scorers.arguments import ArgumentsScorer, pair_invocations
 from trailcheck.scorers.assignment import min_cost_assignment
+from trailcheck.scorers.attribute import attribute
 from trailcheck.scorers.attribution import (
     ATTRIBUTION_CATEGORIES,
     Attribution,
     AttributionCategory,
     AttributionSource,
+    trace_steps,
 )
 from trailcheck.scorers.calls import ErroredCalls
 from trailcheck.scorers.comparison import Mismatch, compare_field
@@ -21,13 +23,17 @@ from trailcheck.scorers.grade import (
     GENERIC_SCORERS,
     Grade,
     GradeStatus,
-    case_scorers,
-    default_scorers,
     grade,
 )
 from trailcheck.scorers.grounding import GroundingScorer
 from trailcheck.scorers.policy import PolicyScorer
-from trailcheck.scorers.registry import scorer_classes, scorer_from_spec, scorer_to_spec
+from trailcheck.scorers.registry import (
+    case_scorers,
+    default_scorers,
+    scorer_classes,
+    scorer_from_spec,
+    scorer_to_spec,
+)
 from trailcheck.scorers.replay_state import ReplayStateScorer, replay
 from trailcheck.scorers.response import ResponseScorer
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
@@ -59,6 +65,7 @@ __all__ = [
     "StateScorer",
     "TerminationScorer",
     "TrajectoryScorer",
+    "attribute",
     "case_scorers",
     "compare_field",
     "default_scorers",
@@ -71,5 +78,6 @@ __all__ = [
     "scorer_classes",
     "scorer_from_spec",
     "scorer_to_spec",
+    "trace_steps",
     "trajectory_value",
 ]

@@ -14,7 +14,7 @@ from 0: ``reschedule_delivery[0].date: expected 2026-06-19, got 2026-06-17``.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -59,49 +59,79 @@ def _paired(
     return pair_most_matched(matched)
 
 
+# Not frozen: made for every expected tool of every trace graded, and a frozen dataclass is
+# half again as slow to make; nothing changes one after it is made.
+@dataclass(slots=True)
+class Pair:
+    """Expectation ``k`` of ``tool`` (counting the case's expectations of that tool from 0, of
+    which there are ``expected``, for ``made`` calls of it), the call paired with it (``None``:
+    no call to pair with) and the fields that call missed."""
+
+    tool: str
+    k: int
+    invocation: ExpectedInvocation
+    call: ToolCall | None
+    missed: dict[str, Mismatch]
+    expected: int
+    made: int
+
+    @property
+    def label(self) -> str:
+        """``reschedule_delivery[0]``, as reasons name an expectation."""
+        return f"{self.tool}[{self.k}]"
+
+
+def expectation_pairs(
+    trace: Trace, case: Case, errored_calls: ErroredCalls = "count"
+) -> Iterator[Pair]:
+    """Each of the case's expectations, by tool in the case's order, paired with a call of its
+    tool (those ``errored_calls`` keeps) by the optimal assignment the module describes."""
+    expected_by_tool: defaultdict[str, list[ExpectedInvocation]] = defaultdict(list)
+    for invocation in case.expected_arguments:
+        expected_by_tool[invocation.tool].append(invocation)
+    # The calls of the expected tools only: no other call is read.
+    calls_by_tool: dict[str, list[ToolCall]] = {tool: [] for tool in expected_by_tool}
+    for call in considered_calls(trace, ignore_tools=(), errored_calls=errored_calls):
+        same_tool = calls_by_tool.get(call.name)
+        if same_tool is not None:
+            same_tool.append(call)
+    for tool, expected in expected_by_tool.items():
+        calls = calls_by_tool[tool]
+        if len(expected) == 1 == len(calls):  # the common case: nothing to assign
+            missed = mismatches(expected[0], calls[0])
+            yield Pair(tool, 0, expected[0], calls[0], missed, 1, 1)
+            continue
+        # Each expectation against each call, once: the pairing and the reasons both read it.
+        missed_by_pair = [[mismatches(e, c) for c in calls] for e in expected]
+        pairing = _paired(expected, missed_by_pair)
+        for k, invocation in enumerate(expected):
+            j = pairing.get(k)
+            paired = None if j is None else calls[j]
+            missed = {} if j is None else missed_by_pair[k][j]
+            yield Pair(tool, k, invocation, paired, missed, len(expected), len(calls))
+
+
 @dataclass(slots=True)
 class _Tally:
-    """What the expectations of every tool add up to, filled in one tool at a time."""
+    """What the expectations of every tool add up to, filled in one pair at a time."""
 
     matched: int = 0
     total: int = 0
     problems: list[str] = field(default_factory=list)
     evidence: list[str] = field(default_factory=list)
 
-    def add_tool(
-        self, tool: str, expected: Sequence[ExpectedInvocation], calls: Sequence[ToolCall]
-    ) -> None:
-        if len(expected) == 1 == len(calls):  # the common case: nothing to assign
-            self._add_pair(tool, 0, expected[0], calls[0], mismatches(expected[0], calls[0]))
-            return
-        # Each expectation against each call, once: the pairing and the reasons both read it.
-        missed_by_pair = [[mismatches(e, c) for c in calls] for e in expected]
-        pairing = _paired(expected, missed_by_pair)
-        for k, invocation in enumerate(expected):
-            if k not in pairing:
-                self.total += len(invocation.arguments)
-                self.problems.append(
-                    f"{tool}[{k}]: no call to pair with"
-                    f" ({len(expected)} expected, {len(calls)} made)"
-                )
-                continue
-            self._add_pair(tool, k, invocation, calls[pairing[k]], missed_by_pair[k][pairing[k]])
-
-    def _add_pair(
-        self,
-        tool: str,
-        k: int,
-        invocation: ExpectedInvocation,
-        call: ToolCall,
-        missed: dict[str, Mismatch],
-    ) -> None:
-        """Expectation ``k`` of ``tool``, paired with ``call``, which missed ``missed``."""
-        fields = len(invocation.arguments)
+    def add(self, pair: Pair) -> None:
+        fields = len(pair.invocation.arguments)
         self.total += fields
-        self.matched += fields - len(missed)
-        self.evidence.append(call.span_id)
-        if missed:
-            self.problems.extend(f"{tool}[{k}].{key}: {m}" for key, m in missed.items())
+        if pair.call is None:
+            self.problems.append(
+                f"{pair.label}: no call to pair with ({pair.expected} expected, {pair.made} made)"
+            )
+            return
+        self.matched += fields - len(pair.missed)
+        self.evidence.append(pair.call.span_id)
+        if pair.missed:
+            self.problems.extend(f"{pair.label}.{key}: {m}" for key, m in pair.missed.items())
 
 
 @dataclass(frozen=True)
@@ -129,18 +159,9 @@ class ArgumentsScorer:
     def score(self, trace: Trace, case: Case) -> Score | None:
         if not case.expected_arguments:
             return None
-        expected_by_tool: defaultdict[str, list[ExpectedInvocation]] = defaultdict(list)
-        for invocation in case.expected_arguments:
-            expected_by_tool[invocation.tool].append(invocation)
-        # The calls of the expected tools only: no other call is read.
-        calls_by_tool: dict[str, list[ToolCall]] = {tool: [] for tool in expected_by_tool}
-        for call in considered_calls(trace, ignore_tools=(), errored_calls=self.errored_calls):
-            same_tool = calls_by_tool.get(call.name)
-            if same_tool is not None:
-                same_tool.append(call)
         tally = _Tally()
-        for tool, expected in expected_by_tool.items():
-            tally.add_tool(tool, expected, calls_by_tool[tool])
+        for pair in expectation_pairs(trace, case, self.errored_calls):
+            tally.add(pair)
         value = tally.matched / tally.total
         reason = "; ".join([f"arguments {ratio(tally.matched, tally.total)}", *tally.problems])
         passed = value >= self.threshold

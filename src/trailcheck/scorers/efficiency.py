@@ -127,12 +127,15 @@ def model_calls(trace: Trace) -> list[Span]:
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One check's outcome: its label, what it found and the spans that show it."""
+    """One check's outcome: its label, what it found and the spans that show it; ``crossed``:
+    for a failed call check, the call that first went past its limit (failure attribution
+    names it: :mod:`trailcheck.scorers.attribute`)."""
 
     label: str
     passed: bool
     details: tuple[str, ...]
     evidence: tuple[str, ...] = ()
+    crossed: str | None = None
 
 
 def _ids(calls: Sequence[ToolCall]) -> str:
@@ -285,9 +288,8 @@ def _count(label: str, span_ids: Sequence[str], limit: int) -> Check:
     if len(span_ids) <= limit:
         return Check(label, True, (f"{len(span_ids)} <= {limit}",))
     over = tuple(span_ids[limit:])
-    return Check(
-        label, False, (f"{len(span_ids)} > {limit}; past the limit {', '.join(over)}",), over
-    )
+    detail = f"{len(span_ids)} > {limit}; past the limit {', '.join(over)}"
+    return Check(label, False, (detail,), over, over[0])
 
 
 def _latency(trace: Trace) -> tuple[float | None, str]:
@@ -329,7 +331,9 @@ def _redundancy(calls: Sequence[ToolCall], limit: int) -> Check:
         f"{g[0].name} {render(g[0].arguments)} {len(g)} times > {limit} at {_ids(g)}" for g in over
     )
     evidence = tuple(call.span_id for group in over for call in group)
-    return Check("redundant calls", False, details, evidence)
+    # The first call made once too often, whichever group it is in.
+    crossed = min((group[limit] for group in over), key=lambda call: call.start_ns)
+    return Check("redundant calls", False, details, evidence, crossed.span_id)
 
 
 @lru_cache(maxsize=64)
@@ -345,14 +349,18 @@ def _loops(calls: Sequence[ToolCall], min_repeats: int, *, by_tool: bool) -> Che
     loops = find_loops(keys, min_repeats)
     details: list[str] = []
     evidence: list[str] = []
+    # The call that starts the repetition that makes a loop of the first one: its K-th pass.
+    crossed: list[int] = []
     for loop in loops:
         stretch = calls[loop.start : loop.start + loop.repeats * len(loop.block)]
         names = " -> ".join(call.name for call in stretch[: len(loop.block)])
         details.append(f"{names} repeated {loop.repeats} times >= {min_repeats} at {_ids(stretch)}")
         evidence.extend(call.span_id for call in stretch)
+        crossed.append(loop.start + (min_repeats - 1) * len(loop.block))
     if not loops:
         return _no_loops(min_repeats)
-    return Check("loops", False, tuple(details), tuple(dict.fromkeys(evidence)))
+    first = calls[min(crossed)].span_id
+    return Check("loops", False, tuple(details), tuple(dict.fromkeys(evidence)), first)
 
 
 @lru_cache(maxsize=64)
@@ -389,4 +397,6 @@ def _repeats(calls: Sequence[ToolCall], min_repeats: int) -> Check:
         evidence.extend(call.span_id for call in run)
     if not repeats:
         details.append(f"no call made {min_repeats} times in a row")
-    return Check("repeated calls", not repeats, tuple(details), tuple(evidence))
+        return Check("repeated calls", True, tuple(details), tuple(evidence))
+    crossed = calls[repeats[0].start + min_repeats - 1].span_id
+    return Check("repeated calls", False, tuple(details), tuple(evidence), crossed)

@@ -27,12 +27,12 @@ function and the same record for one trace in a test and for millions in bulk.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import Literal
 
 from trailcheck.cases import BUILTIN_SCORER_ORDER, Case
+from trailcheck.scorers.attribute import attribute
 from trailcheck.scorers.attribution import Attribution
-from trailcheck.scorers.registry import scorer_classes, scorer_from_spec
+from trailcheck.scorers.registry import case_scorers
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.trace import Trace
 from trailcheck.trace.content_gap import ContentGap, content_gap
@@ -68,23 +68,16 @@ class Grade(Record, frozen=True, kw_only=True):
         return self.status == "passed"
 
 
-@cache
-def default_scorers() -> tuple[Scorer, ...]:
-    """The built-in scorers with default settings, in :data:`DEFAULT_SCORER_ORDER`."""
-    classes = scorer_classes()
-    return tuple(classes[name]() for name in DEFAULT_SCORER_ORDER)
-
-
-def case_scorers(case: Case) -> tuple[Scorer, ...]:
-    """The scorers ``case`` asks for, built from its specs (InputError for a bad spec), or the
-    defaults. Build them once per case when grading many traces: building validates settings."""
-    if case.scorers is None:
-        return default_scorers()
-    return tuple(scorer_from_spec(spec) for spec in case.scorers)
-
-
-def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> Grade:
-    """Grade ``trace`` against ``case`` with ``scorers`` (default: :func:`case_scorers`)."""
+def grade(
+    trace: Trace,
+    case: Case,
+    scorers: Sequence[Scorer] | None = None,
+    *,
+    attribution: bool = True,
+) -> Grade:
+    """Grade ``trace`` against ``case`` with ``scorers`` (default: :func:`case_scorers`). A
+    failed grade carries its attribution (:func:`~trailcheck.scorers.attribute.attribute`)
+    unless ``attribution`` is false."""
     chosen = case_scorers(case) if scorers is None else scorers
     scores: list[Score] = []
     failures: list[ScorerFailure] = []
@@ -92,7 +85,7 @@ def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> 
     for scorer in chosen:
         _keep(scorer, run_scorer(scorer, trace, case), scores, failures, gap, incomplete)
     status, reason = grade_verdict(scores, failures, explicit=case.scorers is not None)
-    return Grade(
+    graded = Grade(
         trace_id=trace.trace_id,
         case_id=case.id,
         status=status,
@@ -100,6 +93,10 @@ def grade(trace: Trace, case: Case, scorers: Sequence[Scorer] | None = None) -> 
         failures=tuple(failures),
         reason=reason,
     )
+    if status != "failed" or not attribution:
+        return graded  # the common case: nothing to attribute
+    found = attribute(trace, case, graded, chosen)
+    return graded if found is None else graded.model_copy(update={"attribution": found})
 
 
 def _keep(

@@ -219,6 +219,20 @@ def _distinct(figures: list[Figure]) -> list[Figure]:
     return distinct
 
 
+def answer_support(trace: Trace, *, day_first: bool) -> list[tuple[Figure, list[str]]]:
+    """Each distinct figure of the final answer, in order, with the sources that hold it (span
+    ids, :data:`INPUT_SOURCE`): none for an unsupported one."""
+    claims = _distinct(find_figures(trace.final_text, day_first=day_first))
+    if not claims:
+        return []
+    index = evidence_index(trace, day_first=day_first)
+    supported: list[tuple[Figure, list[str]]] = []
+    for claim in claims:
+        holders = [h for key in claim.supported_by() for h in index.get(key, [])]
+        supported.append((claim, list(dict.fromkeys(holders))))
+    return supported
+
+
 @dataclass(frozen=True)
 class GroundingScorer:
     """Figures of the final answer found in the evidence; passed iff value >= ``threshold``.
@@ -260,18 +274,15 @@ class GroundingScorer:
         answer = trace.final_text
         if not answer.strip():
             return self._score(0.0, "grounding 0/0; no final answer to check", answered=False)
-        claims = _distinct(find_figures(answer, day_first=self.day_first))
+        claims = answer_support(trace, day_first=self.day_first)
         if not claims:
             return self._score(1.0, "grounding 0/0; no numeric claims in the final answer")
-        index = evidence_index(trace, day_first=self.day_first)
         # A reader needs the tool's name; the span id says which of its calls.
         tool_of = {call.span_id: call.name for call in trace.tool_calls}
         supported: list[str] = []
         unsupported: list[str] = []
         spans: list[str] = []
-        for claim in claims:
-            holders = [h for key in claim.supported_by() for h in index.get(key, [])]
-            holders = list(dict.fromkeys(holders))
+        for claim, holders in claims:
             if not holders:
                 unsupported.append(claim.shown)
                 continue

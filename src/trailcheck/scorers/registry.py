@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 from pydantic import TypeAdapter, ValidationError
 
-from trailcheck.cases import SCORER_ENTRY_POINT_GROUP, ScorerSpec
+from trailcheck.cases import BUILTIN_SCORER_ORDER, SCORER_ENTRY_POINT_GROUP, Case, ScorerSpec
 from trailcheck.errors import InputError
 from trailcheck.scorers.score import Scorer
 from trailcheck.specs.naming import unknown_name_message
@@ -99,3 +99,19 @@ def scorer_from_spec(spec: ScorerSpec) -> Scorer:
         )
         raise InputError(f"scorer {spec.name!r}: {problems}") from None
     return scorer
+
+
+@cache
+def default_scorers() -> tuple[Scorer, ...]:
+    """The built-in scorers with default settings, in the fixed order grading runs them
+    (:data:`~trailcheck.scorers.grade.DEFAULT_SCORER_ORDER`)."""
+    classes = scorer_classes()
+    return tuple(classes[name]() for name in BUILTIN_SCORER_ORDER)
+
+
+def case_scorers(case: Case) -> tuple[Scorer, ...]:
+    """The scorers ``case`` asks for, built from its specs (InputError for a bad spec), or the
+    defaults. Build them once per case when grading many traces: building validates settings."""
+    if case.scorers is None:
+        return default_scorers()
+    return tuple(scorer_from_spec(spec) for spec in case.scorers)

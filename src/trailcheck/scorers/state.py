@@ -47,12 +47,26 @@ _RENDER_LIMIT = 80
 
 
 @dataclass(frozen=True, slots=True)
+class WrongValue:
+    """A leaf present in the state with another value than expected, and the difference as the
+    reason says it (failure attribution looks for where that value came from:
+    :mod:`trailcheck.scorers.attribute`)."""
+
+    path: str
+    expected: Any
+    actual: Any
+    difference: str
+
+
+@dataclass(frozen=True, slots=True)
 class StateComparison:
-    """Matched and expected leaves under one expectation, and each difference found."""
+    """Matched and expected leaves under one expectation, each difference found, and the
+    differences that are a value present but wrong."""
 
     matched: int
     total: int
     differences: tuple[str, ...] = ()
+    wrong_values: tuple[WrongValue, ...] = ()
 
     @classmethod
     def combine(cls, parts: Sequence[StateComparison]) -> StateComparison:
@@ -60,6 +74,7 @@ class StateComparison:
             matched=sum(part.matched for part in parts),
             total=sum(part.total for part in parts),
             differences=tuple(d for part in parts for d in part.differences),
+            wrong_values=tuple(w for part in parts for w in part.wrong_values),
         )
 
 
@@ -100,6 +115,15 @@ def _miss(expected: Any, difference: str) -> StateComparison:
     return StateComparison(0, leaf_count(expected), (difference,))
 
 
+def _wrong(expected: Any, wanted: Any, actual: Any, path: str, difference: str) -> StateComparison:
+    """A leaf of ``expected`` that is there with a value other than ``wanted`` (a missing one is
+    a :func:`_miss`)."""
+    if actual is _MISSING:
+        return _miss(expected, difference)
+    wrong = (WrongValue(path, wanted, actual, difference),)
+    return StateComparison(0, leaf_count(expected), (difference,), wrong)
+
+
 @dataclass(frozen=True, slots=True)
 class _Comparer:
     int_equals_float: bool
@@ -114,7 +138,8 @@ class _Comparer:
             expected, actual, int_equals_float=self.int_equals_float
         ):
             return StateComparison(1, 1)
-        return _miss(expected, f"{path}: expected {_render(expected)}, got {_render(actual)}")
+        difference = f"{path}: expected {_render(expected)}, got {_render(actual)}"
+        return _wrong(expected, expected, actual, path, difference)
 
     def _compare_object(self, expected: dict[str, Any], actual: Any, path: str) -> StateComparison:
         is_exact, target = _exact_target(expected, path)
@@ -123,9 +148,8 @@ class _Comparer:
                 target, actual, int_equals_float=self.int_equals_float
             ):
                 return StateComparison(1, 1)
-            return _miss(
-                expected, f"{path}: expected exactly {_render(target)}, got {_render(actual)}"
-            )
+            difference = f"{path}: expected exactly {_render(target)}, got {_render(actual)}"
+            return _wrong(expected, target, actual, path, difference)
         if not isinstance(actual, dict):
             return _miss(expected, f"{path}: expected an object, got {_render(actual)}")
         if not expected and not self.complete:

@@ -115,6 +115,56 @@ def unsupported_claim(rule: ClaimRule, trace: Trace) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class Claim:
+    """A claim the answer makes (``found``: where), and why the state does not back it
+    (``None``: it does)."""
+
+    rule: ClaimRule
+    found: re.Match[str]
+    problem: str | None
+
+
+def answer_claims(trace: Trace, answer: str, rules: Sequence[ClaimRule]) -> list[Claim]:
+    """The claims of ``answer`` that ``rules`` find, checked against the state; none when the
+    trace records no ``state_after``."""
+    if trace.state_after is None:
+        return []
+    claims: list[Claim] = []
+    for rule in rules:
+        found = re.search(rule.pattern, answer, re.IGNORECASE)
+        if found is not None:
+            claims.append(Claim(rule, found, unsupported_claim(rule, trace)))
+    return claims
+
+
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """The required writes (tools of ``expected_tools`` that ``write_tools`` names), those not
+    made successfully, and the calls of the required tools."""
+
+    required: tuple[str, ...]
+    missing: tuple[str, ...]
+    calls: tuple[ToolCall, ...]
+
+
+def required_writes(trace: Trace, case: Case, write_tools: Sequence[str]) -> Writes | None:
+    """Which required writes ``trace`` made; ``None`` when none is required."""
+    required = [t for t in dict.fromkeys(case.expected_tools or ()) if t in write_tools]
+    if not required:
+        return None
+    calls = [call for call in trace.tool_calls if call.name in required]
+    made = {call.name for call in calls if call.succeeded}
+    missing = [tool for tool in required if tool not in made]
+    return Writes(tuple(required), tuple(missing), tuple(calls))
+
+
+def answer_span(trace: Trace) -> Span | None:
+    """The last llm span to start: the one that gave the answer."""
+    llm = [span for span in trace.spans if span.kind == "llm"]
+    return max(llm, key=_start) if llm else None
+
+
+@dataclass(frozen=True, slots=True)
 class _Check:
     passed: bool
     detail: str
@@ -149,35 +199,27 @@ class TerminationScorer:
         return scorer_to_spec(self)
 
     def _claims(self, trace: Trace, answer: str) -> list[_Check]:
-        if trace.state_after is None:
-            return []
-        last_llm = sorted((s for s in trace.spans if s.kind == "llm"), key=_start)[-1:]
-        llm = [span.span_id for span in last_llm]
         checks: list[_Check] = []
-        for rule in self.claim_rules:
-            found = re.search(rule.pattern, answer, re.IGNORECASE)
-            if found is None:
-                continue
-            problem = unsupported_claim(rule, trace)
-            said = f'claim {rule.claim} ("{found.group(0)}")'
+        for claim in answer_claims(trace, answer, self.claim_rules):
+            rule, problem = claim.rule, claim.problem
+            said = f'claim {rule.claim} ("{claim.found.group(0)}")'
             if problem is None:
                 checks.append(_Check(True, f"{said} backed by state_after.{rule.state_path}"))
             else:
-                checks.append(_Check(False, f"{said} but {problem}", tuple(llm)))
+                answering = answer_span(trace)
+                llm = () if answering is None else (answering.span_id,)
+                checks.append(_Check(False, f"{said} but {problem}", llm))
         return checks
 
     def _writes(self, trace: Trace, case: Case) -> list[_Check]:
-        required = [t for t in dict.fromkeys(case.expected_tools or ()) if t in self.write_tools]
-        if not required:
+        writes = required_writes(trace, case, self.write_tools)
+        if writes is None:
             return []
-        calls = [call for call in trace.tool_calls if call.name in required]
-        made = {call.name for call in calls if call.succeeded}
-        missing = [tool for tool in required if tool not in made]
+        required, missing, calls = writes.required, writes.missing, writes.calls
         tally = f"required writes {ratio(len(required) - len(missing), len(required))}"
         if not missing:
             return [_Check(True, tally, tuple(c.span_id for c in calls))]
-        attempts = _attempts(calls, missing)
-        detail = f"{tally}; stopped before {', '.join(missing)}{attempts}"
+        detail = f"{tally}; stopped before {', '.join(missing)}{attempts(calls, missing)}"
         return [_Check(False, detail, tuple(c.span_id for c in calls if c.name in missing))]
 
     def score(self, trace: Trace, case: Case) -> Score | None:
@@ -201,7 +243,7 @@ class TerminationScorer:
         )
 
 
-def _attempts(calls: Sequence[ToolCall], missing: Sequence[str]) -> str:
+def attempts(calls: Sequence[ToolCall], missing: Sequence[str]) -> str:
     """`` (tried issue_refund at span-003: identity not verified)`` for failed attempts."""
     tried = [f"{c.name} at {c.span_id}: {c.error}" for c in calls if c.name in missing]
     return f" (tried {', '.join(tried)})" if tried else ""

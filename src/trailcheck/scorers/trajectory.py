@@ -37,8 +37,14 @@ class Matching:
     extra: tuple[str, ...]
 
 
-def in_order_matching(expected: Sequence[str], called: Sequence[str]) -> Matching:
-    """A longest common subsequence; ties resolved the same way every time (earliest first)."""
+Aligned = tuple[int | None, int | None]
+"""One row of an alignment: (expected index, called index); ``None`` on the side left out."""
+
+
+def in_order_alignment(expected: Sequence[str], called: Sequence[str]) -> list[Aligned]:
+    """A longest common subsequence as rows in sequence order: a matched pair, an expected tool
+    missing (``(i, None)``) or an extra call (``(None, j)``); ties resolved the same way every
+    time (earliest first: a missing tool comes before the extra call beside it)."""
     rows, cols = len(expected), len(called)
     # lcs[i][j]: the LCS length of expected[i:] and called[j:].
     lcs = [[0] * (cols + 1) for _ in range(rows + 1)]
@@ -48,21 +54,30 @@ def in_order_matching(expected: Sequence[str], called: Sequence[str]) -> Matchin
                 lcs[i][j] = lcs[i + 1][j + 1] + 1
             else:
                 lcs[i][j] = max(lcs[i + 1][j], lcs[i][j + 1])
-    missing: list[str] = []
-    extra: list[str] = []
+    aligned: list[Aligned] = []
     i = j = 0
     while i < rows and j < cols:
         if expected[i] == called[j]:
+            aligned.append((i, j))
             i, j = i + 1, j + 1
         elif lcs[i + 1][j] >= lcs[i][j + 1]:
-            missing.append(expected[i])
+            aligned.append((i, None))
             i += 1
         else:
-            extra.append(called[j])
+            aligned.append((None, j))
             j += 1
-    missing.extend(expected[i:])
-    extra.extend(called[j:])
-    return Matching(lcs[0][0], tuple(missing), tuple(extra))
+    aligned.extend((k, None) for k in range(i, rows))
+    aligned.extend((None, k) for k in range(j, cols))
+    return aligned
+
+
+def in_order_matching(expected: Sequence[str], called: Sequence[str]) -> Matching:
+    """The matching of :func:`in_order_alignment`."""
+    aligned = in_order_alignment(expected, called)
+    matched = sum(1 for e, c in aligned if e is not None and c is not None)
+    missing = tuple(expected[e] for e, c in aligned if e is not None and c is None)
+    extra = tuple(called[c] for e, c in aligned if e is None and c is not None)
+    return Matching(matched, missing, extra)
 
 
 def any_order_matching(expected: Sequence[str], called: Sequence[str]) -> Matching:
@@ -136,7 +151,7 @@ class TrajectoryScorer:
             trace, ignore_tools=self.ignore_tools, errored_calls=self.errored_calls
         )
         called = [call.name for call in calls]
-        expected = self._expected(case.expected_tools)
+        expected = self.expected_names(case.expected_tools)
         evidence = tuple([call.span_id for call in calls])
         if not expected:
             reason = "no tool may be called; " + (
@@ -164,7 +179,7 @@ class TrajectoryScorer:
         threshold = case.tool_threshold
         return Score(self.name, value, value >= threshold, threshold, reason, evidence)
 
-    def _expected(self, expected_tools: list[str]) -> list[str]:
+    def expected_names(self, expected_tools: list[str]) -> list[str]:
         """The expected tools less the ignored ones; ``ValueError`` when that would turn "call
         these" into "call nothing"."""
         if not self.ignore_tools:
