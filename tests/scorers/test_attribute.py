@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trailcheck.cases import Case
 from trailcheck.scorers import Attribution, attribute, grade, trace_steps
@@ -254,9 +256,9 @@ def test_the_first_unsupported_sentence_of_the_answer_wins() -> None:
 
 
 def test_no_answer_is_giving_up_at_the_last_step() -> None:
-    trace = TraceBuilder("t").tool("lookup_order", {"order_id": "A-1"}).llm("Hmm").build()
+    trace = TraceBuilder("t").llm("Let me check.").tool("lookup_order", {"order_id": "A-1"}).build()
     found = _attributed(trace, _case(scorers=[{"name": "termination"}]))
-    assert _where(found) == ("span-002", 2, "chat scripted", "gave_up_or_looped", None)
+    assert _where(found) == ("span-002", 2, "lookup_order", "gave_up_or_looped", None)
     assert found.evidence == "the run ended without a final answer"
 
 
@@ -403,3 +405,43 @@ def test_steps_are_the_spans_but_the_root_in_start_order(order: list[str]) -> No
     steps = trace_steps(trace)
     assert [span.span_id for span in steps] == ["span-001", "span-002", "span-003"]
     assert [span.tool.name for span in steps if span.tool] == order
+
+
+_tools = st.lists(
+    st.tuples(st.sampled_from("abc"), st.sampled_from(["A-1", "A-2", "A-3"]), st.booleans()),
+    max_size=6,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    called=_tools,
+    expected=st.lists(st.sampled_from("abc"), min_size=1, max_size=4),
+    mode=st.sampled_from(["exact", "in_order", "any_order"]),
+    wanted=st.sampled_from(["A-1", "A-2"]),
+)
+def test_a_failed_trajectory_is_always_placed_on_a_step_of_the_trace(
+    called: list[tuple[str, str, bool]], expected: list[str], mode: str, wanted: str
+) -> None:
+    builder = TraceBuilder("t")
+    for name, order, failed in called:
+        builder.llm("next").tool(
+            name, {"order_id": order}, result={"orders": [order]}, error="boom" if failed else None
+        )
+    trace = builder.llm("done").output("done").build()
+    case = _case(
+        expected_tools=expected,
+        tool_match=mode,
+        expected_arguments=[{"tool": expected[0], "arguments": {"order_id": wanted}}],
+        scorers=[{"name": "trajectory"}, {"name": "arguments"}],
+    )
+    graded = grade(trace, case)
+    found = graded.attribution
+    if graded.status != "failed":
+        assert found is None
+        return
+    assert found is not None
+    steps = trace_steps(trace)
+    assert steps[found.step - 1].span_id == found.span_id
+    assert found.symptom_span_id != found.span_id
+    assert found.symptom_span_id is None or found.symptom_span_id in {s.span_id for s in steps}

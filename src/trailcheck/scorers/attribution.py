@@ -45,7 +45,10 @@ AttributionSource = Literal["deterministic", "judge"]
 
 
 class Attribution(Record, frozen=True, kw_only=True):
-    """Where a failed run first went wrong (see the module)."""
+    """Where a failed run first went wrong: the span (its id, its step: its 1-based position
+    among the trace's spans other than the root, in start order; its name), how (the
+    category), the evidence, the span where the failure became visible when that is another
+    one, and who attributed it."""
 
     span_id: NonEmpty
     step: int

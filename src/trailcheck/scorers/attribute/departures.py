@@ -63,7 +63,7 @@ def _due(aligned: Sequence[Aligned], row: int, *, exact: bool) -> int | None:
 
 def _missing(tool: str, due: ToolCall | None, steps: Steps) -> Lead:
     if due is None:
-        where = steps.end_id or ""
+        where = steps.answer_id or ""
         return Lead(where, "wrong_tool", f"{tool} expected, never called", missing_tool=tool)
     evidence = f"{tool} expected before {due.name}, not called before it"
     return Lead(due.span_id, "wrong_tool", evidence, missing_tool=tool)
@@ -75,7 +75,7 @@ def _any_order_leads(
     short = Counter(expected) - Counter(call.name for call in calls)
     return [
         Lead(
-            steps.end_id or "",
+            steps.answer_id or "",
             "wrong_tool",
             f"{tool} expected {Counter(expected)[tool]} time(s), called {count} fewer",
             missing_tool=tool,

@@ -48,7 +48,7 @@ def sentence_at(text: str, offset: int) -> str:
 
 
 def _no_answer(steps: Steps) -> Lead:
-    return Lead(steps.end_id or "", "gave_up_or_looped", "the run ended without a final answer")
+    return Lead(steps.last_id or "", "gave_up_or_looped", "the run ended without a final answer")
 
 
 def grounding_leads(trace: Trace, scorer: GroundingScorer, steps: Steps) -> list[Lead]:

@@ -49,17 +49,17 @@ class Lead:
 
 class Steps:
     """The steps of one trace (:func:`~trailcheck.scorers.attribution.trace_steps`), and the
-    spans leads about the end of the run name."""
+    spans that leads about the end of the run name."""
 
     def __init__(self, trace: Trace) -> None:
         self.spans = trace_steps(trace)
         self.number = {span.span_id: step for step, span in enumerate(self.spans, start=1)}
         answering = answer_span(trace)
-        last = self.spans[-1].span_id if self.spans else None
-        self.answer_id: str | None = answering.span_id if answering is not None else last
-        """The span that gave the answer: the last llm span, else the last step."""
-        self.end_id: str | None = self.answer_id
-        """Where the run ended, for what it never did: the span that gave the answer."""
+        self.last_id: str | None = self.spans[-1].span_id if self.spans else None
+        """The last step: where a run that gave no answer stopped."""
+        self.answer_id: str | None = answering.span_id if answering is not None else self.last_id
+        """The span that gave the answer (the last llm span, else the last step): where a run
+        answered instead of doing what it never did."""
 
     def span(self, span_id: str) -> Span:
         return self.spans[self.number[span_id] - 1]

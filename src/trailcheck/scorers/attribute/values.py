@@ -159,7 +159,9 @@ def argument_leads(trace: Trace, case: Case, scorer: ArgumentsScorer, steps: Ste
             evidence = (
                 f"{pair.label}: no call to pair with ({pair.expected} expected, {pair.made} made)"
             )
-            leads.append(Lead(steps.end_id or "", "wrong_tool", evidence, missing_tool=pair.tool))
+            leads.append(
+                Lead(steps.answer_id or "", "wrong_tool", evidence, missing_tool=pair.tool)
+            )
             continue
         for key, mismatch in pair.missed.items():
             described = f"{pair.label}.{key}: {mismatch}"
