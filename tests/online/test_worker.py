@@ -22,6 +22,7 @@ from trailcheck.online.evaluate import JudgeResult, evaluate_deterministic
 from trailcheck.online.queue import claim
 from trailcheck.online.worker import JudgeBudget, OnlineWorker, WorkerSettings
 from trailcheck.rate_limit import Backoff
+from trailcheck.scorers import Attribution
 from trailcheck.store import Store, schema
 from trailcheck.testing import FakeJudge, FakeOutcome, TraceBuilder
 from trailcheck.trace import Trace
@@ -374,3 +375,43 @@ def test_a_trace_whose_seq_committed_after_the_cursor_passed_it_is_still_scored(
         connection.execute(insert(schema.spans), [dict(span) for span in spans])
     assert worker.run_once().scored == 1
     assert len(scores(store, "refund-policy")) == 4
+
+
+def test_a_failing_score_names_the_step_where_the_failure_began(store: Store) -> None:
+    store.ingest(traffic(3))
+    OnlineWorker(store, OnlineConfig(evaluators=[rule_evaluator(1.0)])).run_once()
+
+    table = schema.online_scores
+    with store.engine.connect() as connection:
+        rows = dict(connection.execute(select(table.c.trace_id, table.c.attribution)).all())
+    unverified = support_trace(0, verified=False)
+    refund = next(s for s in unverified.spans if s.tool and s.tool.name == "issue_refund")
+    attribution = Attribution.model_validate_json(rows[trace_id(0)])
+    assert (attribution.span_id, attribution.category) == (refund.span_id, "policy_breach")
+    assert attribution.step == 1  # the refund is the run's first step
+    assert rows[trace_id(1)] is None  # a pass is not attributed
+
+
+def test_a_policy_evaluator_fails_and_attributes_the_breaking_call(store: Store) -> None:
+    store.ingest(traffic(3))
+    policy = Evaluator.model_validate(
+        {
+            "name": "identity-first",
+            "policy": [
+                {"name": "must_precede", "tool": "verify_identity", "before": "issue_refund"}
+            ],
+        }
+    )
+    OnlineWorker(store, OnlineConfig(evaluators=[policy])).run_once()
+
+    assert scores(store, "identity-first") == {
+        trace_id(0): False,
+        trace_id(1): True,
+        trace_id(2): True,
+    }
+    table = schema.online_scores
+    with store.engine.connect() as connection:
+        text = connection.execute(
+            select(table.c.attribution).where(table.c.trace_id == trace_id(0))
+        ).scalar_one()
+    assert Attribution.model_validate_json(text).category == "policy_breach"

@@ -14,7 +14,7 @@ to grade) is ``skipped`` with the reason: not a pass, never counted in a failure
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,7 +23,11 @@ from trailcheck.judge.verdict import Judging
 from trailcheck.loop import Rule
 from trailcheck.online.config import Evaluator, online_scorer
 from trailcheck.policy.evaluate import violations
-from trailcheck.scorers.score import Scorer
+from trailcheck.scorers import PolicyScorer
+from trailcheck.scorers.attribute import attribute
+from trailcheck.scorers.attribution import Attribution, AttributionCategory, trace_steps
+from trailcheck.scorers.grade import Grade
+from trailcheck.scorers.score import Score, Scorer
 from trailcheck.trace import Severity, Trace
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import incompleteness, needs_complete_trace
@@ -58,6 +62,7 @@ class EvaluatorOutcome:
     model: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    attribution: Attribution | None = None
 
     @property
     def passed(self) -> bool:
@@ -115,17 +120,22 @@ def evaluate_deterministic(
             value=score.value,
             label=None if score.passed else evaluator.name,
             evidence=score.evidence,
+            attribution=_attributed(trace, _NO_CASE, score, scorer),
         )
     if evaluator.policy is not None:
-        found = violations(evaluator.policy, trace)
-        if not found:
+        case = Case(id="online", input=_NO_CASE.input, policies=evaluator.policy)
+        policy = PolicyScorer()
+        score = policy.score(trace, case)
+        if score is None or score.passed:
             return EvaluatorOutcome("passed", f"{len(evaluator.policy)} policy rules kept")
+        found = violations(evaluator.policy, trace)
         return EvaluatorOutcome(
             "failed",
-            "; ".join(str(violation) for violation in found),
+            "; ".join(str(violation) for violation in found) or score.reason,
             label=evaluator.name,
             severity="high",
             evidence=tuple(dict.fromkeys(v.call.span_id for v in found if v.call.span_id)),
+            attribution=_attributed(trace, case, score, policy),
         )
     raise ValueError(f"evaluator {evaluator.name!r} is a {evaluator.kind}, not deterministic")
 
@@ -147,7 +157,50 @@ def _rule_outcome(rule: Rule, trace: Trace) -> EvaluatorOutcome:
         label=finding.label,
         severity=finding.severity,
         evidence=finding.evidence,
+        attribution=_rule_attribution(rule, finding.evidence, finding.reason, trace),
     )
+
+
+# What a detection rule's finding says went wrong, by the rule's kind (a kind not listed here
+# is not attributed: its finding names no step that began the failure).
+_RULE_CATEGORIES: dict[str, AttributionCategory] = {
+    "policy": "policy_breach",
+    "efficiency": "gave_up_or_looped",
+    "rate_limit_retry": "gave_up_or_looped",
+    "final_answer": "gave_up_or_looped",
+    "date_argument": "wrong_argument",
+    "unsupported_claim": "unsupported_claim",
+    "grounding": "unsupported_claim",
+    "error_ignored": "misread_tool_result",
+}
+
+
+def _rule_attribution(
+    rule: Rule, evidence: Sequence[str], reason: str, trace: Trace
+) -> Attribution | None:
+    """The earliest step among the finding's evidence, with the category of the rule's kind."""
+    category = _RULE_CATEGORIES.get(rule.kind)
+    steps = trace_steps(trace)
+    shown = set(evidence)
+    first = next(
+        ((index, span) for index, span in enumerate(steps, 1) if span.span_id in shown), None
+    )
+    if category is None or first is None:
+        return None
+    step, span = first
+    return Attribution(
+        span_id=span.span_id, step=step, name=span.name, category=category, evidence=reason
+    )
+
+
+def _attributed(trace: Trace, case: Case, score: Score, scorer: Scorer) -> Attribution | None:
+    """Where a failed score began, by the deterministic attributor (``None`` for a pass)."""
+    if score.passed:
+        return None
+    failed = Grade(
+        trace_id=trace.trace_id, case_id=case.id, status="failed", scores=(score,), reason=""
+    )
+    return attribute(trace, case, failed, [scorer])
 
 
 async def evaluate_judge(

@@ -358,6 +358,9 @@ class OnlineWorker:
                 "reason": outcome.reason,
                 "trace_ns": job.trace_ns,
                 "scored_ns": now,
+                "attribution": (
+                    None if outcome.attribution is None else outcome.attribution.model_dump_json()
+                ),
             }
         if outcome.kind == "failed":
             finding = Finding(

@@ -387,7 +387,7 @@ Index("ix_online_jobs_claim", online_jobs.c.state, online_jobs.c.due_ns)
 Index("ix_online_jobs_window", online_jobs.c.name, online_jobs.c.version, online_jobs.c.trace_ns)
 
 # A trace's score by an evaluator version: at most one (the key), written in the transaction
-# that finishes its job.
+# that finishes its job; a failure carries the step where it began (attribution), when known.
 online_scores = Table(
     "online_scores",
     metadata,
@@ -401,6 +401,8 @@ online_scores = Table(
     Column("trace_ns", Int64, nullable=False),
     Column("scored_ns", Int64, nullable=False),
     Column("execution_id", BigInteger),
+    # A failure's attribution (trailcheck.scorers.attribution) as JSON, when one was made.
+    Column("attribution", Text),
 )
 Index(
     "ix_online_scores_window",
