@@ -122,6 +122,8 @@ def test_binary_search_halves_the_prefix_then_classifies_the_step_found() -> Non
     assert [shown_steps(call.messages[1]) for call in model.calls] == [[1, 2, 3, 4], [1, 2], [1]]
     first = model.calls[0].messages[1].content or ""
     assert "at one of steps 1 to 2 (the first half), or at one of steps 3 to 4" in first
+    last = model.calls[1].messages[1].content or ""
+    assert "Is it at step 1 (the first half), or at step 2 (the second half)?" in last
 
 
 def test_binary_search_takes_the_second_half() -> None:
@@ -148,10 +150,10 @@ def answers_toward(target: int) -> Any:
 
     def reply(messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> Reply:
         user = messages[1].content or ""
-        asked = re.search(r"Is it at one of steps (\d+) to (\d+)", user)
+        asked = re.search(r"Is it at (?:step|one of steps \d+ to) (\d+) \(the first half\)", user)
         if asked is None:
             return Reply(text=classified("wrong_tool"))
-        return Reply(text=half("first" if target <= int(asked.group(2)) else "second"))
+        return Reply(text=half("first" if target <= int(asked.group(1)) else "second"))
 
     return reply
 

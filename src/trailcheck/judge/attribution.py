@@ -183,7 +183,7 @@ class AttributionJudge(PinnedModelJudge):
         shown: Sequence[Span],
         *,
         total: int,
-        **fields: int,
+        **fields: int | str,
     ) -> list[Message]:
         """The prompt ``prompt`` (a key of the template) showing the steps ``shown``."""
         rendered = render_steps(trace, case, shown, total=total)
@@ -238,9 +238,9 @@ class AttributionJudge(PinnedModelJudge):
                 steps[:high],
                 total=len(steps),
                 low=low,
-                middle=middle,
-                next=middle + 1,
                 high=high,
+                first_half=_steps_text(low, middle),
+                second_half=_steps_text(middle + 1, high),
             )
             asked = await self._ask(messages, HalfAnswer)
             calls += asked.attempts
@@ -269,6 +269,10 @@ class AttributionJudge(PinnedModelJudge):
         return _attributed(
             trace, steps, answer.step, answer.category, answer, asked.attempts, asked.raw
         )
+
+
+def _steps_text(first: int, last: int) -> str:
+    return f"step {first}" if first == last else f"one of steps {first} to {last}"
 
 
 def _category_when_decisive(answer: StepAnswer) -> str | None:

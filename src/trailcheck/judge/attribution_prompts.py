@@ -63,10 +63,10 @@ ATTRIBUTION_TEMPLATES: dict[str, dict[str, str]] = {
         ),
         "binary_search": (
             "{evidence}\n\nThe decisive mistake is at one of steps {low} to {high}. Is it at"
-            " one of steps {low} to {middle} (the first half), or at one of steps {next} to"
-            " {high} (the second half)? If no step is clearly wrong, choose the half holding"
-            " the step most responsible for the failure. Answer with a JSON object: evidence"
-            ' (short quotes from the data, and why), half ("first" or "second").'
+            " {first_half} (the first half), or at {second_half} (the second half)? If no step"
+            " is clearly wrong, choose the half holding the step most responsible for the"
+            " failure. Answer with a JSON object: evidence (short quotes from the data, and"
+            ' why), half ("first" or "second").'
         ),
         "binary_search_final": (
             "{evidence}\n\nThe decisive mistake was made at step {step}. Say what it was."
