@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
+import trailcheck.demo.attribution
 from trailcheck.cli import run_cli
 from trailcheck.judge.attribution import AttributionJudge
 from trailcheck.models import Reply, ScriptedModel, ToolDeclaration
@@ -170,3 +171,19 @@ def test_record_writes_a_verdict_judges_verdicts_for_replay(
     assert run_cli([*argv, "--record", str(again), "--json"]) == 0
     assert orjson.loads(capsys.readouterr().out)["agreement"]["count"] == 1
     assert orjson.loads(again.read_bytes()) == record
+
+
+def test_the_deterministic_attributor_is_calibrated_on_the_five_span_demo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    demo = Path(trailcheck.demo.attribution.__file__).parent
+    labels = tmp_path / "labels.jsonl"
+    label = {"item_id": "refund-stale-search", "mistaken_step": 2, "labeler": "lead"}
+    labels.write_text(json.dumps(label) + "\n")
+    argv = ["judge", "calibrate", "--labels", str(labels), "--judge", "deterministic"]
+    data = ["--traces", str(demo / "refund-run.jsonl"), "--dataset", str(demo / "refund.yaml")]
+
+    assert run_cli([*argv, *data, "--json"]) == 0
+
+    figures = orjson.loads(capsys.readouterr().out)["attributor"]["all"]
+    assert (figures["step_accuracy"]["count"], figures["step_accuracy"]["total"]) == (1, 1)

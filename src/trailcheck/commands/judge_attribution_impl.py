@@ -1,12 +1,14 @@
 """What ``trailcheck judge calibrate`` does on attribution labels, and what ``trailcheck judge
 import-labels`` does (their options: :mod:`trailcheck.commands.judge`).
 
-An attributor spec is ``replay:FILE.jsonl`` (recorded attributions; no model, no traces),
+An attributor spec is ``deterministic`` (:mod:`trailcheck.scorers.attribute`: each item's trace
+graded against its case from ``--dataset``), ``replay:FILE.jsonl`` (recorded attributions; no
+model, no traces),
 ``attribution`` or ``attribution:STRATEGY`` (the attribution judge, ``step_by_step`` by default,
 or ``binary_search``, ``all_at_once``, on ``--model``, run on the traces of ``--traces``), or
 ``MODULE:FACTORY``, a function of no arguments returning an
-:class:`~trailcheck.judge.attributors.Attributor` (the deterministic attributor, a judge on a
-scripted model: whatever the code builds).
+:class:`~trailcheck.judge.attributors.Attributor` (a judge on a scripted model: whatever the code
+builds).
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ from trailcheck.judge.attribution_labels import (
     load_attribution_labels,
     who_and_when_labels,
 )
-from trailcheck.judge.attributors import Attributor, ReplayAttributor, attribute_labelled
+from trailcheck.judge.attributors import (
+    Attributor,
+    DeterministicAttributor,
+    ReplayAttributor,
+    attribute_labelled,
+)
 from trailcheck.judge.figures import CalibrationOptions
 from trailcheck.judge.replay import REPLAY_PREFIX
 from trailcheck.judge.run_judge import load_items
@@ -47,6 +54,8 @@ from trailcheck.specs.references import is_reference, resolve_reference
 __all__ = ["build_attributor", "calibrate_attribution_command", "import_labels_command"]
 
 ATTRIBUTION_JUDGE: Final = "attribution"
+# The deterministic attributor (trailcheck.scorers.attribute), against each item's case.
+DETERMINISTIC: Final = "deterministic"
 LABEL_FORMATS: Final = ("who-and-when",)
 
 
@@ -57,6 +66,8 @@ def build_attributor(spec: str, models: JudgeModels) -> Attributor:
         if not file or not Path(file).is_file():
             raise InputError(f"{file or '(none)'}: no such file (attributor spec {spec!r})")
         return ReplayAttributor(Path(file))
+    if spec == DETERMINISTIC:
+        return DeterministicAttributor()
     name, _, strategy = spec.partition(":")
     if name == ATTRIBUTION_JUDGE:
         chosen = strategy or "step_by_step"
@@ -66,7 +77,7 @@ def build_attributor(spec: str, models: JudgeModels) -> Attributor:
         return AttributionJudge(models.get(spec), strategy=chosen)
     if is_reference(spec):
         return _attributor_from_factory(spec)
-    known = "replay:FILE.jsonl, attribution, attribution:STRATEGY, MODULE:FACTORY"
+    known = "deterministic, replay:FILE.jsonl, attribution, attribution:STRATEGY, MODULE:FACTORY"
     raise UsageError(f"{spec!r} cannot attribute failures: on attribution labels, one of {known}")
 
 

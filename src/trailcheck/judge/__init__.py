@@ -24,6 +24,7 @@ from trailcheck.judge.attribution_labels import (
 )
 from trailcheck.judge.attributors import (
     Attributor,
+    DeterministicAttributor,
     RecordedAttribution,
     ReplayAttributor,
     attribute_labelled,
@@ -97,6 +98,7 @@ __all__ = [
     "CalibrationReport",
     "CandidateComparison",
     "Confusion",
+    "DeterministicAttributor",
     "Groundedness",
     "GroundednessJudge",
     "HumanLabel",

@@ -33,11 +33,13 @@ from trailcheck.judge.attribution_labels import ATTRIBUTION_CRITERION, Attributi
 from trailcheck.judge.labels import load_records
 from trailcheck.judge.run_judge import case_of
 from trailcheck.scorers.attribution import Attribution
+from trailcheck.scorers.grade import grade
 from trailcheck.scorers.steps import step_agent
 from trailcheck.trace import Trace
 
 __all__ = [
     "Attributor",
+    "DeterministicAttributor",
     "RecordedAttribution",
     "ReplayAttributor",
     "attribute_labelled",
@@ -71,6 +73,27 @@ class RecordedAttribution(BaseModel):
     reason: str = ""
     calls: int = Field(default=0, ge=0)
     attributor_version: str | None = None
+
+
+class DeterministicAttributor:
+    """The deterministic attributor (:mod:`trailcheck.scorers.attribute`) as an
+    :class:`Attributor`: the item's trace graded against its case, and the failed grade's
+    attribution. Without a case, or on a grade that did not fail, it names no step."""
+
+    def __init__(self) -> None:
+        self._version = hashlib.sha256(b"deterministic-attribution:1").hexdigest()[:12]
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "deterministic", "version": self._version}
+
+    def attribute(self, trace: Trace, case: Case | None) -> Attribution | None:
+        if case is None:
+            return None
+        return grade(trace, case).attribution
 
 
 def load_attributions(path: Path) -> list[RecordedAttribution]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from trailcheck.scorers.attribution import Attribution, AttributionCategory, trace_steps
+from trailcheck.scorers.attribution import Attribution, AttributionCategory
+from trailcheck.scorers.steps import trace_steps
 from trailcheck.scorers.termination import answer_span
 from trailcheck.trace import Span, Trace
 
@@ -48,7 +49,7 @@ class Lead:
 
 
 class Steps:
-    """The steps of one trace (:func:`~trailcheck.scorers.attribution.trace_steps`), and the
+    """The steps of one trace (:func:`~trailcheck.scorers.steps.trace_steps`), and the
     spans that leads about the end of the run name."""
 
     def __init__(self, trace: Trace) -> None:
