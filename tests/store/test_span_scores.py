@@ -135,3 +135,12 @@ def test_a_store_from_before_m010_upgrades_and_its_traces_are_backfilled(store_u
             "scripted",
             "issue_refund",
         ]
+
+
+def test_a_bulk_ingest_stores_the_same_scores(store_url: str) -> None:
+    # On PostgreSQL a bulk ingest writes with COPY: the score columns go through it too.
+    with Store.open(store_url) as store:
+        store.ingest([multi_agent_trace("t1")], bulk=True)
+        assert list(store.span_scores()) == sorted(
+            score_spans(multi_agent_trace("t1")), key=lambda s: (s.start_ns, s.span_id)
+        )

@@ -42,7 +42,8 @@ def _score(row: Any) -> SpanScore:
         latency_ms=row.latency_ms,
         outcome=row.outcome,
         error_kind=row.error_kind,
-        values=orjson.loads(row.scores),
+        # A value JSON could not hold (an infinite cost) was written as null: not a measurement.
+        values={k: v for k, v in orjson.loads(row.scores).items() if v is not None},
         reason=row.reason,
     )
 
