@@ -22,6 +22,7 @@ OPERATION_TEXT_COMPLETION = "text_completion"
 OPERATION_GENERATE_CONTENT = "generate_content"
 OPERATION_EMBEDDINGS = "embeddings"
 OPERATION_EXECUTE_TOOL = "execute_tool"
+OPERATION_RETRIEVAL = "retrieval"
 
 # A tool execution: the span is named "execute_tool {gen_ai.tool.name}".
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"
