@@ -85,6 +85,16 @@ TRACES: Final = (
 )
 
 
+# Where the seeded failures began: the refund call, before any identity check.
+FAILURE_BEGAN = {
+    "span_id": "span-002",
+    "step": 2,
+    "name": "execute_tool issue_refund",
+    "category": "policy_breach",
+    "evidence": "issue_refund called before verify_identity",
+}
+
+
 def _report(statuses: dict[str, list[str]], trace_of_failure: str | None) -> RunReport:
     cases = [
         CaseResult(
@@ -102,6 +112,7 @@ def _report(statuses: dict[str, list[str]], trace_of_failure: str | None) -> Run
                         else "all scorers passed",
                         "duration_ms": 10.0,
                         "trace_id": trace_of_failure if status == "failed" else None,
+                        "attribution": FAILURE_BEGAN if status == "failed" else None,
                     }
                 )
                 for attempt, status in enumerate(trials, start=1)

@@ -259,6 +259,11 @@ def test_the_runs_page_sets_two_reports_side_by_side(client: TestClient) -> None
     failed = texts.texts["failed-trial"]
     assert len(failed) == 2
     assert all("refund-1" in line for line in failed)
+    # Where each failure began, linked to the span's row on the trace page.
+    assert all(
+        "began at step 2, execute_tool issue_refund (policy_breach)" in line for line in failed
+    )
+    assert page.count('href="/traces/t-refund-1#span-span-002"') == 2
     assert page.count('href="/traces/t-refund-1"') == 2
     listing = client.get("/runs").text
     assert "v1" in listing

@@ -131,10 +131,14 @@ def test_the_four_pages_load_from_the_server_alone(ui: Ui) -> None:
         assert ui.page.text_content("h1") == heading
         assert ui.page.evaluate("getComputedStyle(document.body).maxWidth") == "1400px"
         ui.shoot(shot)
-    assert ui.page.locator('[data-testid="failed-trial"] a').count() == 2
+    # Each failed trial links its trace, and the step where its failure began.
+    assert ui.page.locator('[data-testid="failed-trial"] a').count() == 4
     ui.page.locator('[data-testid="failed-trial"] a').first.click()
     ui.page.wait_for_url("**/traces/t-refund-1")  # the trace's page, not the one left behind
     assert ui.page.text_content("h1") == "Trace t-refund-1"
+    ui.go("/runs?baseline=v1&candidate=v2")
+    ui.page.locator('[data-testid="failed-trial"] [data-testid="attribution"]').first.click()
+    ui.page.wait_for_url("**/traces/t-refund-1#span-span-002")
     assert ui.elsewhere == []
 
 

@@ -230,3 +230,19 @@ def test_a_store_without_online_scores_says_how_to_get_them(store_url: str, tmp_
     assert page.texts["no-evaluators"] == [
         "No online evaluator has run on this store (trailcheck online run)."
     ]
+
+
+def test_a_failing_trace_links_the_step_where_its_failure_began(online: Online) -> None:
+    page = _get(online.client, f"/online/refund-policy/{POLICY.version}?window=1h")
+    began = re.findall(
+        r'began at <a href="([^"]+)" title="[^"]*" data-testid="attribution">([^<]+)</a>'
+        r" \((\w+)\)",
+        page,
+    )
+    assert began  # each failing row names where its failure began
+    href, where, category = began[0]
+    assert category == "policy_breach"
+    assert where == "step 1, execute_tool issue_refund"
+    trace_url, anchor = href.split("#")
+    assert anchor.startswith("span-")
+    assert f'id="{anchor}"' in _get(online.client, trace_url)  # the span row is the anchor

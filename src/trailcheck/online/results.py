@@ -26,6 +26,7 @@ from trailcheck.intervals import DEFAULT_LEVEL
 from trailcheck.judge.agreement import Confusion, cohen_kappa, confusion
 from trailcheck.online.fields import iso
 from trailcheck.online.rates import RateMethod, WindowCounts, failure_rate
+from trailcheck.scorers import Attribution
 from trailcheck.store import schema
 from trailcheck.store.backends import read_only
 from trailcheck.store.browse import Cursor
@@ -282,6 +283,7 @@ class FailingScore(BaseModel):
     label: str | None
     value: float | None
     reason: str
+    attribution: Attribution | None = None
 
 
 @dataclass(frozen=True)
@@ -320,6 +322,7 @@ def failing_scores(
             _scores.c.label,
             _scores.c.value,
             _scores.c.reason,
+            _scores.c.attribution,
         )
         .where(where)
         .order_by(_scores.c.trace_ns.desc(), _scores.c.trace_id.desc())
@@ -327,9 +330,22 @@ def failing_scores(
     )
     with read_only(engine) as connection:
         rows = connection.execute(query).mappings().all()
-    found = [FailingScore.model_validate(dict(row)) for row in rows[:limit]]
+    found = [_failing_score(row) for row in rows[:limit]]
     last = found[-1] if len(rows) > limit else None
     return FailingPage(
         scores=found,
         next_cursor=None if last is None else Cursor(last.trace_ns, last.trace_id),
+    )
+
+
+def _failing_score(row: Any) -> FailingScore:
+    attribution = row["attribution"]
+    return FailingScore(
+        trace_id=row["trace_id"],
+        trace_ns=row["trace_ns"],
+        scored_ns=row["scored_ns"],
+        label=row["label"],
+        value=row["value"],
+        reason=row["reason"],
+        attribution=None if attribution is None else Attribution.model_validate_json(attribution),
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from trailcheck.online.fields import iso
 from trailcheck.online.results import EvaluatorStatus, FailingPage, FailingScore
 from trailcheck.report.html_markup import Html, el, join
+from trailcheck.ui.attribution_view import attribution_link
 from trailcheck.ui.layout import format_ns
 from trailcheck.ui.online_page import failing_href, rate_and_interval
 from trailcheck.ui.online_query import OnlineRequest
@@ -23,6 +24,12 @@ def _row(score: FailingScore) -> Html:
         el("td", format_ns(score.scored_ns)),
         el("td", score.label or ""),
         el("td", score.reason, class_="text", data_testid="failing-reason"),
+        el(
+            "td",
+            ""
+            if score.attribution is None
+            else attribution_link(score.trace_id, score.attribution),
+        ),
         data_testid="failing-row",
     )
 
@@ -48,7 +55,7 @@ def render_failing_page(status: EvaluatorStatus, request: OnlineRequest, page: F
         class_="meta",
         data_testid="failing-summary",
     )
-    heads = ("trace", "trace start", "scored", "label", "reason")
+    heads = ("trace", "trace start", "scored", "label", "reason", "where it began")
     header = el("tr", *(el("th", text) for text in heads))
     table = el("table", el("thead", header), el("tbody", *map(_row, page.scores)))
     empty = None

@@ -14,6 +14,8 @@ from trailcheck.report.html_markup import Html, el, join
 from trailcheck.report.html_parts import comparison_section, pass_table
 from trailcheck.report.outcomes import run_identity
 from trailcheck.run.results import RunReport
+from trailcheck.scorers import Attribution
+from trailcheck.ui.attribution_view import attribution_link
 from trailcheck.ui.traces_page import trace_href
 
 __all__ = ["RunFile", "render_runs_page"]
@@ -62,10 +64,18 @@ def _failed_trials(report: RunReport) -> Html:
                     " ",
                     el("span", trial.status, class_=f"status-{trial.status}"),
                     f": {trial.reason}",
+                    *_began(trial.trace_id, trial.attribution),
                     data_testid="failed-trial",
                 )
             )
     return el("ul", *items) if items else el("p", "Every trial passed.", class_="meta")
+
+
+def _began(trace_id: str | None, attribution: Attribution | None) -> list[Html | str]:
+    """``; began at step 2, search_orders (…)``, when the trial's failure was attributed."""
+    if attribution is None or trace_id is None:
+        return []
+    return ["; ", attribution_link(trace_id, attribution)]
 
 
 def _run_column(run: RunFile) -> Html:

@@ -14,6 +14,7 @@ from trailcheck.store.observations import Note
 from trailcheck.trace import Finding, Message, Span, Trace
 from trailcheck.trace.finding import SEVERITIES
 from trailcheck.trace.tool_calls import ToolCall
+from trailcheck.ui.attribution_view import span_anchor
 from trailcheck.ui.layout import format_ns, post_form
 from trailcheck.ui.traces_page import trace_href
 
@@ -59,6 +60,7 @@ def _waterfall(trace: Trace) -> Html:
                 ),
                 el("td", bar, class_="bar"),
                 data_testid="span-row",
+                id=span_anchor(span.span_id),
             )
         )
     header = el("tr", *(el("th", name) for name in ("span", "kind", "status", "duration", "")))
