@@ -54,7 +54,7 @@ def test_a_value_from_an_awkward_page_was_misread_where_it_was_used() -> None:
     )
     assert found.evidence == (
         "lookup_order[0].order_id: expected A-1002, got A-1001; search_orders (step 2) returned"
-        " a first page of more, a correct result, holding A-1001 and not the expected A-1002:"
+        " a first page of several, a correct result, holding A-1001 and not the expected A-1002:"
         " the agent misread it"
     )
 
@@ -78,7 +78,7 @@ def test_the_step_that_read_the_page_and_skipped_the_next_one_misread_it() -> No
     found = _attributed(_first_page_only(), case)
     assert (found.step, found.category) == (4, "misread_tool_result")
     assert found.evidence == (
-        "search_orders (step 2) returned a first page of more, a correct result, misread:"
+        "search_orders (step 2) returned a first page of several, a correct result, misread:"
         " search_orders expected before lookup_order, not called before it"
     )
     # Without the declaration the same departure is a wrong tool.

@@ -10,7 +10,7 @@ when the dataset loads, so that a label cannot drift from what the fault returns
   similar name). Not empty: a partial match has a match.
 - ``stale``: a value as it was, not as it is (a cached record, an estimate already past). It
   carries a date or a timestamp, since staleness is read from one.
-- ``paginated``: a first page of more. An object with a page marker that says more follows:
+- ``paginated``: a first page of several. An object with a page marker that says more follows:
   ``next_page``, ``next_page_token``, ``next_cursor`` or ``next`` set, or ``has_more: true``,
   at its top level or in an object inside it.
 - ``reads_like_error``: a success whose words sound like a failure (``{"status":
@@ -33,7 +33,7 @@ AWKWARD_DESCRIPTIONS: Final[dict[AwkwardKind, str]] = {
     "empty_list": "an empty list",
     "partial_match": "a partial match",
     "stale": "a stale value",
-    "paginated": "a first page of more",
+    "paginated": "a first page of several",
     "reads_like_error": "a success that reads like an error",
 }
 """Each kind in words, as evidence and reports say it."""

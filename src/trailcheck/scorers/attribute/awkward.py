@@ -48,7 +48,7 @@ def awkward_results(trace: Trace, case: Case) -> dict[str, AwkwardKind]:
 
 
 def describe_awkward(span_id: str, steps: Steps) -> str:
-    """``search_orders (step 2) returned a first page of more, a correct result``."""
+    """``search_orders (step 2) returned a first page of several, a correct result``."""
     kind = steps.awkward[span_id]
     return f"{steps.describe(span_id)} returned {AWKWARD_DESCRIPTIONS[kind]}, a correct result"
 
