@@ -7,10 +7,10 @@ and for every chunk times, over several rounds, each into its own fresh SQLite f
 store's schema and settings (WAL, ``synchronous=FULL``):
 
 - **trailcheck**: ``Store.ingest(chunk)``: canonical JSON, content hash and derived columns per
-  trace, the look-up of stored ids (no-op or conflict), then the inserts, one transaction per
-  batch of 500 traces;
+  trace, each span's score as a component call (``trailcheck.components``), the look-up of
+  stored ids (no-op or conflict), then the inserts, one transaction per batch of 500 traces;
 - **baseline**: the same rows (``trailcheck.store.rows.trace_rows``, the least a store must
-  compute: the content to keep and the columns to filter on), inserted with a bare
+  compute: the content to keep, the columns to filter on and the span scores), inserted with a bare
   ``sqlite3`` ``executemany`` per table, one transaction per 500 traces; no look-up, no
   SQLAlchemy. Its row-building and ``executemany`` parts are printed apart.
 

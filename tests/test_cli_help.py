@@ -92,7 +92,7 @@ PANELS = {
         *("ingest", "detect", "clusters", "promote", "review"),
         *("note", "notes", "label"),
     ],
-    "Serve and UI": ["serve", "ui", "pending", "online"],
+    "Serve and UI": ["serve", "ui", "components", "pending", "online"],
     "Datasets": ["dataset"],
     "Demos and routing": ["demo", "route"],
 }

@@ -21,6 +21,7 @@ from typing import Annotated, Final
 import typer
 
 from trailcheck.commands.audit import audit_command
+from trailcheck.commands.components import components_command
 from trailcheck.commands.dataset import dataset_app
 from trailcheck.commands.declare import Command, new_app
 from trailcheck.commands.demo import demo_app
@@ -103,6 +104,7 @@ for name, function, panel in (
     ("label", label_command, IMPROVEMENT_LOOP),
     ("serve", serve_command, SERVE_AND_UI),
     ("ui", ui_command, SERVE_AND_UI),
+    ("components", components_command, SERVE_AND_UI),
 ):
     app.command(name, cls=Command, rich_help_panel=panel)(function)
 for name, group, panel in (

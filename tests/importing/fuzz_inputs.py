@@ -324,6 +324,26 @@ def _tau_bench_result(run: AgentRun, index: int) -> dict[str, Any]:
     }
 
 
+def _who_and_when_log(run: AgentRun) -> dict[str, Any]:
+    """A Who&When log of ``run``: the agent's messages and a terminal's tool results."""
+    history: list[dict[str, Any]] = [{"content": run.user_input, "role": "human"}]
+    for step in run.steps:
+        if isinstance(step, ChatStep):
+            history.append({"content": step.text, "role": "assistant", "name": run.agent})
+        else:
+            result = _json_text(step.result)
+            history.append({"content": result, "role": "user", "name": "Computer_terminal"})
+    return {
+        "question": run.user_input,
+        "ground_truth": run.answer,
+        "question_ID": run.trace_id,
+        "history": history,
+        "mistake_agent": run.agent,
+        "mistake_step": str(len(history) - 1),
+        "mistake_reason": "synthetic",
+    }
+
+
 def _files(fmt: str, runs: list[AgentRun], variant: bool) -> list[InputFile]:
     """``runs`` in format ``fmt``; ``variant`` picks the other layout a format allows (a JSON
     array instead of JSON Lines, a collector file instead of two documents)."""
@@ -348,6 +368,11 @@ def _files(fmt: str, runs: list[AgentRun], variant: bool) -> list[InputFile]:
         if variant:
             return [InputFile("chats.json", "json", records)]
         return [InputFile("chats.jsonl", "jsonl", records)]
+    if fmt == "who-and-when":
+        logs = [_who_and_when_log(run) for run in runs]
+        if variant:
+            return [InputFile(f"{index}.json", "json", log) for index, log in enumerate(logs)]
+        return [InputFile("logs.json", "json", logs)]
     assert fmt == "tau-bench", fmt
     results = [_tau_bench_result(run, index) for index, run in enumerate(runs)]
     return [InputFile("results.json", "json", results)]

@@ -67,6 +67,7 @@ def rejected(span: RawSpan) -> RecordError:
         ("generate_content", "llm"),
         ("embeddings", "llm"),
         ("execute_tool", "tool"),
+        ("retrieval", "retriever"),
         ("a_future_operation", "other"),
     ],
 )

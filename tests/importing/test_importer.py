@@ -170,6 +170,7 @@ def test_only_span_based_formats_read_spans() -> None:
         "trailcheck": False,
         "spans": True,
         "otlp-json": True,
+        "who-and-when": False,
         "tau-bench": False,
         "openai": False,
         "otlp-proto": True,

@@ -274,3 +274,40 @@ def test_browser_shows_the_reports_numbers_offline(
     assert refused == []
     assert set(requested) <= allowed
     assert set(requested) == allowed  # the route saw both pages, so it was in force
+
+
+def test_each_tools_success_in_this_run_against_the_baseline(
+    v1_report: RunReport, v2_report: RunReport
+) -> None:
+    assert v2_report.comparison is not None
+    tools = v2_report.comparison.tools
+    called = sorted({call.name for trial in v2_report.trials() for call in trial.calls})
+    assert [t.tool for t in tools] == sorted(
+        set(called) | {call.name for trial in v1_report.trials() for call in trial.calls}
+    )
+    parsed = Parsed(render_html(v2_report))
+    rows = [
+        attrs["data-tool"]
+        for tag, attrs in parsed.tags
+        if attrs.get("data-testid") == "tool-success-row"
+    ]
+    assert rows == [t.tool for t in tools]
+    for index, tool in enumerate(tools):
+        calls = [c for trial in v2_report.trials() for c in trial.calls if c.name == tool.tool]
+        succeeded = sum(c.succeeded for c in calls)
+        shown = parsed.texts["tool-candidate"][index]
+        if calls:
+            assert shown.startswith(f"{succeeded / len(calls):.3f} [")
+        assert tool.candidate.calls == len(calls)
+    # Without a baseline there is no such table.
+    assert "tool-success" not in Parsed(render_html(v1_report)).texts
+
+
+def test_a_tool_name_in_the_comparison_is_escaped(v2_report: RunReport) -> None:
+    assert v2_report.comparison is not None
+    [first, *rest] = v2_report.comparison.tools
+    hostile = first.model_copy(update={"tool": HOSTILE_OUTPUT})
+    comparison = v2_report.comparison.model_copy(update={"tools": [hostile, *rest]})
+    document = render_html(v2_report.model_copy(update={"comparison": comparison}))
+    assert "<script>" not in document
+    assert Parsed(document).texts["tool-success-row"][0].startswith(HOSTILE_OUTPUT)

@@ -115,3 +115,15 @@ def test_infra_errors_crashes_and_unscored_trials_are_shown(mixed_report: RunRep
 def test_report_text_is_not_read_as_markup(mixed_report: RunReport) -> None:
     text = plain(render_run(mixed_report), width=200)
     assert "[bold]markup[/bold]" in text
+
+
+def test_comparison_shows_each_tools_success_in_both_runs(v2_report: RunReport) -> None:
+    comparison = v2_report.comparison
+    assert comparison is not None
+    assert comparison.tools
+    text = plain(render_comparison(comparison), width=200)
+    assert "tools against the baseline" in text
+    for tool in comparison.tools:
+        line = next(line for line in text.splitlines() if f" {tool.tool} " in line)
+        if tool.candidate.success_rate is not None:
+            assert f"{tool.candidate.success_rate:.3f} of {tool.candidate.calls}" in line

@@ -25,6 +25,8 @@ from trailcheck.trace import Trace
 
 NAMES = [migration.name for migration in MIGRATIONS]
 TRACE_COLUMNS = {column.name for column in schema.traces.columns}
+# The columns m010 adds to spans.
+SCORE_COLUMNS = ("component", "outcome", "latency_ms", "error_kind", "scores", "reason")
 
 
 def _traces_layout(engine: Engine) -> tuple[set[str], set[str | None]]:
@@ -42,7 +44,12 @@ def _store_before_sessions(engine: Engine, traces: Sequence[Trace]) -> None:
     with engine.begin() as connection:
         old = [{k: v for k, v in r.trace.items() if k != "session_id"} for r in rows]
         connection.execute(insert(schema.traces), old)
-        connection.execute(insert(schema.spans), [span for r in rows for span in r.spans])
+        v1_spans = [
+            {k: v for k, v in span.items() if k not in SCORE_COLUMNS}
+            for r in rows
+            for span in r.spans
+        ]
+        connection.execute(insert(schema.spans), v1_spans)
 
 
 def test_a_new_database_gets_every_migration_once(store_url: str) -> None:

@@ -70,6 +70,7 @@ def test_operation_and_span_kind_values() -> None:
         "generate_content",
         "embeddings",
         "execute_tool",
+        "retrieval",
     }
     assert kinds == {
         "AGENT",

@@ -40,6 +40,13 @@ def _input_kind(value: Any) -> str | None:
     return "messages" if isinstance(value, list) else None
 
 
+def _retrieval_text(key: tuple[str | None, int | None]) -> str:
+    query, step = key
+    if query is not None:
+        return f"query {query!r}"
+    return "every other retrieval" if step is None else f"step {step}"
+
+
 CaseInput = Annotated[
     Annotated[str, Tag("text")] | Annotated[list[Message], Tag("messages"), Field(min_length=1)],
     Discriminator(
@@ -65,6 +72,26 @@ class ExpectedInvocation(BaseModel):
     arguments: dict[str, Comparator] = Field(min_length=1)
 
 
+class RelevantChunks(BaseModel):
+    """The chunks a retrieval should return, by id, for one retrieval of a run: the one whose
+    query is ``query``, else the ``step``-th retrieval of the run (from 1), else (neither given)
+    every retrieval that no other entry names. A retrieval span's recall@k and precision@k are
+    counted against them (docs/components.md)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    query: Text | None = None
+    step: int | None = Field(None, ge=1)
+    chunks: list[Text] = Field(min_length=1)
+
+    @field_validator("step")
+    @classmethod
+    def _query_or_step(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("query") is not None:
+            raise ValueError("name the retrieval by its query or by its step, not both")
+        return value
+
+
 class Case(BaseModel):
     """A golden case. Only ``approved`` cases run as release tests."""
 
@@ -81,6 +108,7 @@ class Case(BaseModel):
     expected_arguments: list[ExpectedInvocation] = Field(default_factory=list)
     expected_state: dict[str, JsonValue] | None = None
     reference_response: str | None = None
+    relevant_chunks: list[RelevantChunks] = Field(default_factory=list)
     rubrics: list[Text] = Field(default_factory=list)
     policies: list[PolicySpec] = Field(default_factory=list)
     scorers: list[ScorerSpec] | None = None
@@ -104,6 +132,15 @@ class Case(BaseModel):
     def _checks_something(cls, value: dict[str, JsonValue] | None) -> dict[str, JsonValue] | None:
         if value == {}:
             raise ValueError("an empty expected state checks nothing; leave it out instead")
+        return value
+
+    @field_validator("relevant_chunks")
+    @classmethod
+    def _one_entry_per_retrieval(cls, value: list[RelevantChunks]) -> list[RelevantChunks]:
+        keys = [(entry.query, entry.step) for entry in value]
+        repeated = sorted({_retrieval_text(key) for key in keys if keys.count(key) > 1})
+        if repeated:
+            raise ValueError(f"more than one entry for {', '.join(repeated)}")
         return value
 
     @field_validator("review_status")

@@ -12,7 +12,7 @@ import typer
 
 from trailcheck.commands.declare import Command, command, implementation, new_app
 
-__all__ = ["CalibrateRequest", "LintRequest", "judge_app"]
+__all__ = ["CalibrateRequest", "ImportLabelsRequest", "LintRequest", "judge_app"]
 
 judge_app = new_app("Judges: calibrate them against human labels.", no_args_is_help=True)
 
@@ -21,7 +21,10 @@ MODEL: Final = "Model"
 STATISTICS: Final = "Statistics"
 OUTPUT: Final = "Output"
 
-SPEC_FORMS = "`replay:FILE.jsonl`, `rubric`, `groundedness`, `reference` or `MODULE:FACTORY`"
+SPEC_FORMS = (
+    "`replay:FILE.jsonl`, `rubric`, `groundedness`, `reference`, `attribution[:STRATEGY]`"
+    " (for attribution labels) or `MODULE:FACTORY`"
+)
 
 
 class CalibrateRequest(NamedTuple):
@@ -52,6 +55,22 @@ class CalibrateRequest(NamedTuple):
             metavar="FILE",
             rich_help_panel=JUDGES,
             help="Trace files holding the labelled items (repeatable).",
+        ),
+    ] = None
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            rich_help_panel=JUDGES,
+            help="Cases of the labelled items (by id, or a trace's case_id), shown to the judge.",
+        ),
+    ] = None
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            rich_help_panel=OUTPUT,
+            help="Write the judge's verdicts or attributions here (JSONL), for replay:FILE.",
         ),
     ] = None
     model: Annotated[
@@ -106,11 +125,49 @@ class CalibrateRequest(NamedTuple):
 @command(CalibrateRequest)
 def calibrate_command(request: CalibrateRequest) -> None:
     """Judge (or replay) every labelled item and report agreement with the labels: confusion,
-    kappa, false-pass and false-fail rates, per split, and a candidate judge beside it.
+    kappa, false-pass and false-fail rates, per split, and a candidate judge beside it. On
+    attribution labels: step-level and agent-level accuracy, and two attributors' agreement.
 
     Exit 0 when computed, 2 for a usage or input error.
     """
     implementation("trailcheck.commands.judge_impl:calibrate_command", CalibrateRequest)(request)
+
+
+class ImportLabelsRequest(NamedTuple):
+    """What ``trailcheck judge import-labels`` was asked."""
+
+    sources: Annotated[
+        list[Path], typer.Argument(metavar="FILES", help="Labelled logs (Who&When JSON files).")
+    ]
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", metavar="FILE", help="The attribution labels (JSONL) to write."
+        ),
+    ]
+    cases: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="Also write a dataset (YAML or JSON): each log's question and reference answer.",
+        ),
+    ] = None
+    format_name: Annotated[
+        str, typer.Option("--format", metavar="NAME", help="The logs' format: `who-and-when`.")
+    ] = "who-and-when"
+
+
+@judge_app.command("import-labels", cls=Command)
+@command(ImportLabelsRequest)
+def import_labels_command(request: ImportLabelsRequest) -> None:
+    """Make attribution labels of published, labelled failure logs (Who&When), to calibrate
+    an attributor on them; their traces import with `trailcheck import`.
+
+    Exit 0 when every log was read, 1 when some were rejected, 2 for a usage or input error.
+    """
+    implementation(
+        "trailcheck.commands.judge_attribution_impl:import_labels_command", ImportLabelsRequest
+    )(request)
 
 
 class LintRequest(NamedTuple):

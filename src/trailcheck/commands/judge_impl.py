@@ -6,6 +6,10 @@ model judge (``rubric``, ``groundedness``, ``reference``), built on ``--model`` 
 OpenAI-compatible API and run on the traces of ``--traces``, or ``MODULE:FACTORY``, a function
 of no arguments returning a :class:`~trailcheck.judge.Judge` (a judge on a scripted model, a
 panel: whatever the code builds).
+
+A labels file of attribution labels (:func:`~trailcheck.judge.attribution_labels.
+labels_file_kind`) calibrates an attributor instead: :mod:`trailcheck.commands.
+judge_attribution_impl`.
 """
 
 from __future__ import annotations
@@ -20,24 +24,36 @@ from typing import Any, Final
 import orjson
 import typer
 
-from trailcheck.cases import load_dataset
+from trailcheck.cases import Case, load_dataset
+from trailcheck.commands.declare import implementation
 from trailcheck.commands.judge import CalibrateRequest, LintRequest
 from trailcheck.commands.output import stdout
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.extras import needs_extra
+from trailcheck.judge.attribution_labels import labels_file_kind
 from trailcheck.judge.calibration import calibrate
 from trailcheck.judge.figures import CalibrationOptions, JudgeRun
 from trailcheck.judge.judge import Judge
-from trailcheck.judge.labels import HumanLabel, load_labels
+from trailcheck.judge.labels import HumanLabel, RecordedVerdict, load_labels
 from trailcheck.judge.lint import lint_rubric
 from trailcheck.judge.replay import ReplayJudge, replay_judge_from_spec
 from trailcheck.judge.run_judge import judge_labelled, load_items
+from trailcheck.judge.verdict import Judging
 from trailcheck.models.openai_client import OpenAIChatModel
 from trailcheck.rate_limit import RateLimiter
 from trailcheck.report.calibration_view import calibration_json, render_calibration
 from trailcheck.specs.references import is_reference, resolve_reference
 
-__all__ = ["JudgeModels", "build_judge", "calibrate_command", "lint_command", "openai_model"]
+__all__ = [
+    "JudgeModels",
+    "build_judge",
+    "calibrate_command",
+    "lint_command",
+    "load_cases",
+    "openai_model",
+    "write_json",
+    "write_jsonl",
+]
 
 # The model judges a spec may name: module and class, imported only when named.
 MODEL_JUDGES: Final = {
@@ -120,12 +136,49 @@ def _judge_from_factory(reference: str) -> Judge:
     return judge
 
 
+def load_cases(path: Path | None) -> dict[str, Case]:
+    """The cases of ``--dataset`` by id; none without it."""
+    return {} if path is None else {case.id: case for case in load_dataset(path).cases}
+
+
+def write_json(path: Path, value: Any) -> None:
+    """``value`` as indented JSON at ``path``; a usage error naming it when it cannot be
+    written."""
+    try:
+        path.write_bytes(orjson.dumps(value, option=orjson.OPT_INDENT_2))
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+def write_jsonl(path: Path, records: Sequence[Any]) -> None:
+    """Pydantic ``records`` as JSON Lines at ``path`` (``--record``)."""
+    data = b"".join(orjson.dumps(record.model_dump(mode="json")) + b"\n" for record in records)
+    try:
+        path.write_bytes(data)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write: {error.strerror or error}") from None
+
+
+def _recorded(judgings: Sequence[Judging]) -> list[RecordedVerdict]:
+    return [
+        RecordedVerdict(
+            item_id=j.item_id,
+            criterion=j.criterion,
+            verdict=j.verdict,
+            judge_version=j.judge_version,
+        )
+        for j in judgings
+        if j.verdict is not None
+    ]
+
+
 async def _judge_all(
     judges: Sequence[Judge],
     labels: Sequence[HumanLabel],
     traces: Sequence[Path],
     concurrency: int,
     models: JudgeModels,
+    cases: dict[str, Case],
 ) -> list[JudgeRun]:
     needs_traces = [j for j in judges if not isinstance(j, ReplayJudge)]
     if needs_traces and not traces:
@@ -133,7 +186,7 @@ async def _judge_all(
     items = load_items(traces) if traces else {}
     try:
         return [
-            JudgeRun.of(judge, await judge_labelled(judge, labels, items, concurrency))
+            JudgeRun.of(judge, await judge_labelled(judge, labels, items, concurrency, cases))
             for judge in judges
         ]
     finally:
@@ -143,23 +196,28 @@ async def _judge_all(
 
 def calibrate_command(request: CalibrateRequest) -> None:
     """The body of :func:`trailcheck.commands.judge.calibrate_command`."""
+    if labels_file_kind(request.labels_path) == "attribution":
+        implementation(
+            "trailcheck.commands.judge_attribution_impl:calibrate_attribution_command",
+            CalibrateRequest,
+        )(request)
+        return
     labels = load_labels(request.labels_path)
     models = JudgeModels(request.model, request.base_url, request.api_key_env)
     judges = [build_judge(request.judge_spec, models)]
     if request.candidate_spec is not None:
         judges.append(build_judge(request.candidate_spec, models))
     traces = request.traces or []
-    runs = asyncio.run(_judge_all(judges, labels, traces, request.concurrency, models))
+    cases = load_cases(request.dataset)
+    runs = asyncio.run(_judge_all(judges, labels, traces, request.concurrency, models, cases))
+    if request.record is not None:
+        write_jsonl(request.record, _recorded(runs[0].judgings))
     options = CalibrationOptions(seed=request.seed, validation_fraction=request.validation_fraction)
     report = calibrate(
         labels, runs[0], candidate=runs[1] if len(runs) > 1 else None, options=options
     )
-    out = request.out
-    if out is not None:
-        try:
-            out.write_bytes(orjson.dumps(calibration_json(report), option=orjson.OPT_INDENT_2))
-        except OSError as error:
-            raise UsageError(f"{out}: cannot write: {error.strerror or error}") from None
+    if request.out is not None:
+        write_json(request.out, calibration_json(report))
     if request.as_json:
         sys.stdout.write(
             orjson.dumps(calibration_json(report), option=orjson.OPT_INDENT_2).decode()

@@ -38,6 +38,7 @@ FORMAT_NAMES: Final = (
     "trailcheck",
     "spans",
     "otlp-json",
+    "who-and-when",
     "tau-bench",
     "openai",
     "otlp-proto",

@@ -8,7 +8,6 @@ from trailcheck.commands.report import ReportRequest
 from trailcheck.report.files import write_atomically
 from trailcheck.report.html import render_html
 from trailcheck.report.run_view import render_run
-from trailcheck.run.compare import compare_outcomes
 from trailcheck.run.results import RunReport, load_report
 
 
@@ -22,7 +21,7 @@ def report_command(request: ReportRequest) -> None:
     report = load_report(request.report_path)
     if request.compare is not None:
         baseline = load_report(request.compare)
-        comparison = compare_outcomes(report.outcomes(), baseline.outcomes(), seed=request.seed)
+        comparison = report.against(baseline, seed=request.seed)
         report = report.model_copy(update={"comparison": comparison})
         mine, theirs = _dataset_version(report), _dataset_version(baseline)
         if mine != theirs:

@@ -18,9 +18,9 @@ conventions, then the shapes), :mod:`~trailcheck.importing.assemble` builds the 
 trace-level fields, :mod:`~trailcheck.importing.complete_traces` withholds a trace with a span
 missing, and :mod:`~trailcheck.importing.importer` pools the files of one import
 (:mod:`~trailcheck.importing.formats` names the readers: OTLP, span JSONL, trailcheck's own JSONL
-and Parquet, OpenAI message logs, tau-bench results). A part no reader understands is kept
-verbatim and named in the trace's reading report (:mod:`~trailcheck.importing.unread`), never a
-reason to reject the trace.
+and Parquet, OpenAI message logs, tau-bench results, Who&When failure logs). A part no reader
+understands is kept verbatim and named in the trace's reading report
+(:mod:`~trailcheck.importing.unread`), never a reason to reject the trace.
 
 Adding a framework is one local change. Record it from the real library into
 ``tests/fixtures/real/`` (a recorder in its ``recorders/`` folder), add its row to the corpus

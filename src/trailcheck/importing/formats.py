@@ -28,6 +28,7 @@ from trailcheck.importing.transport.otlp_ids import IdEncoding
 from trailcheck.importing.transport.otlp_json import looks_like_otlp_json, read_otlp_json_items
 from trailcheck.importing.transport.otlp_proto import looks_like_otlp_proto
 from trailcheck.importing.transport.otlp_proto_file import read_otlp_proto_items
+from trailcheck.importing.who_and_when import looks_like_who_and_when, read_who_and_when
 
 # Detection reads this much, and more up to FIRST_LINE_LIMIT to see a whole first line.
 DETECTION_BYTES = 1 << 20
@@ -62,7 +63,8 @@ OTLP_JSON: Final = TraceFormat(
 
 # Detection tries these in order; the binary protobuf check comes last because it is the loosest.
 # tau-bench results are OpenAI messages under "traj" with a task and reward beside them, so they
-# are tried just before the general OpenAI reader, which would also take them.
+# are tried just before the general OpenAI reader, which would also take them. Who&When logs are
+# objects with a history of {content, role, name} messages, which no other reader takes.
 TRAILCHECK_FORMAT: Final = "trailcheck"
 TRAILCHECK_PARQUET_FORMAT: Final = "trailcheck-parquet"
 TRAILCHECK_PARQUET: Final = TraceFormat(
@@ -88,6 +90,12 @@ FORMATS: tuple[TraceFormat, ...] = (
         read_span_jsonl_spans,
     ),
     OTLP_JSON,
+    TraceFormat(
+        "who-and-when",
+        "Who&When failure logs: question, ground_truth and history (one message per agent step)",
+        looks_like_who_and_when,
+        read_who_and_when,
+    ),
     TraceFormat(
         "tau-bench",
         "tau-bench results: task_id, reward, trial, info (the task) and traj (OpenAI messages)",

@@ -4,10 +4,10 @@ call, its model call. Every span-based importer maps its spans through :func:`ma
 Where several conventions could record a fact, the first that does supplies it:
 
 - **kind**: ``gen_ai.operation.name`` (invoke_agent, create_agent → agent; chat,
-  text_completion, generate_content, embeddings → llm; execute_tool → tool), else
-  ``openinference.span.kind`` (AGENT → agent; LLM, EMBEDDING → llm; TOOL → tool; RETRIEVER,
-  RERANKER → retriever; GUARDRAIL → guard; CHAIN, EVALUATOR and others → other), else
-  OpenLLMetry's ``traceloop.span.kind`` (agent → agent; tool → tool), else other.
+  text_completion, generate_content, embeddings → llm; execute_tool → tool; retrieval →
+  retriever), else ``openinference.span.kind`` (AGENT → agent; LLM, EMBEDDING → llm; TOOL →
+  tool; RETRIEVER, RERANKER → retriever; GUARDRAIL → guard; CHAIN, EVALUATOR and others →
+  other), else OpenLLMetry's ``traceloop.span.kind`` (agent → agent; tool → tool), else other.
 - **tool name**: ``gen_ai.tool.name``, ``tool.name``, a vendor tool-call object, the span name
   ``execute_tool {name}``, ``traceloop.entity.name``. **call id**: ``gen_ai.tool.call.id``,
   ``tool_call.id``, a LangChain tool message's ``tool_call_id``.
@@ -109,6 +109,7 @@ OPERATION_KINDS: Final[Mapping[str, SpanKind]] = {
     semconv.OPERATION_GENERATE_CONTENT: "llm",
     semconv.OPERATION_EMBEDDINGS: "llm",
     semconv.OPERATION_EXECUTE_TOOL: "tool",
+    semconv.OPERATION_RETRIEVAL: "retriever",
 }
 
 OPENINFERENCE_KINDS: Final[Mapping[str, SpanKind]] = {

@@ -1,4 +1,5 @@
-"""LLM judges with structured, validated verdicts, and their calibration against human labels."""
+"""LLM judges with structured, validated verdicts, and their calibration against human labels;
+the attribution judge and the calibration of attributors against attribution labels."""
 
 from trailcheck.judge.agreement import (
     AgreementRates,
@@ -7,6 +8,26 @@ from trailcheck.judge.agreement import (
     agreement_rates,
     cohen_kappa,
     confusion,
+)
+from trailcheck.judge.attribution import AttributionJudge, AttributionJudging, AttributionStrategy
+from trailcheck.judge.attribution_calibration import (
+    AttributionCalibrationReport,
+    AttributionFigures,
+    AttributionRun,
+    AttributorAgreement,
+    calibrate_attribution,
+)
+from trailcheck.judge.attribution_labels import (
+    AttributionLabel,
+    load_attribution_labels,
+    who_and_when_labels,
+)
+from trailcheck.judge.attributors import (
+    Attributor,
+    DeterministicAttributor,
+    RecordedAttribution,
+    ReplayAttributor,
+    attribute_labelled,
 )
 from trailcheck.judge.calibration import (
     CalibrationReport,
@@ -47,7 +68,7 @@ from trailcheck.judge.replay import ReplayJudge, replay_judge_from_spec
 from trailcheck.judge.rubric import RubricJudge
 from trailcheck.judge.run_judge import judge_labelled, load_items
 from trailcheck.judge.sentences import split_sentences
-from trailcheck.judge.structured import Asked, ask_structured, ask_verdict
+from trailcheck.judge.structured import Asked, ask_structured, ask_verdict, strict_json_schema
 from trailcheck.judge.task_completion import TaskCompletionJudge
 from trailcheck.judge.untrusted import delimit, new_boundary, untrusted_notice
 from trailcheck.judge.verdict import (
@@ -63,11 +84,21 @@ __all__ = [
     "AgreementFigures",
     "AgreementRates",
     "Asked",
+    "AttributionCalibrationReport",
+    "AttributionFigures",
+    "AttributionJudge",
+    "AttributionJudging",
+    "AttributionLabel",
+    "AttributionRun",
+    "AttributionStrategy",
+    "Attributor",
+    "AttributorAgreement",
     "Ballot",
     "CalibrationOptions",
     "CalibrationReport",
     "CandidateComparison",
     "Confusion",
+    "DeterministicAttributor",
     "Groundedness",
     "GroundednessJudge",
     "HumanLabel",
@@ -86,8 +117,10 @@ __all__ = [
     "PanelJudge",
     "PanelRule",
     "Preference",
+    "RecordedAttribution",
     "RecordedVerdict",
     "ReferenceJudge",
+    "ReplayAttributor",
     "ReplayJudge",
     "RubricJudge",
     "RubricProblem",
@@ -101,7 +134,9 @@ __all__ = [
     "agreement_rates",
     "ask_structured",
     "ask_verdict",
+    "attribute_labelled",
     "calibrate",
+    "calibrate_attribution",
     "calibration_gate",
     "cohen_kappa",
     "compare_judges",
@@ -111,6 +146,7 @@ __all__ = [
     "judge_labelled",
     "judge_version",
     "lint_rubric",
+    "load_attribution_labels",
     "load_calibration_report",
     "load_items",
     "load_labels",
@@ -120,6 +156,8 @@ __all__ = [
     "render_evidence",
     "replay_judge_from_spec",
     "split_sentences",
+    "strict_json_schema",
     "untrusted_notice",
     "verdict_json_schema",
+    "who_and_when_labels",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -35,6 +35,7 @@ __all__ = [
     "CalibrationOptions",
     "JudgeRun",
     "SplitFigures",
+    "SplitLabel",
     "UnscorableItem",
     "agreement_figures",
     "label_split",
@@ -102,7 +103,17 @@ class _Paired:
     judging: Judging | None
 
 
-def label_split(label: HumanLabel, validation_fraction: float) -> LabelSplit:
+class SplitLabel(Protocol):
+    """A label that may name its split: a verdict label or an attribution label."""
+
+    @property
+    def item_id(self) -> str: ...
+
+    @property
+    def split(self) -> LabelSplit | None: ...
+
+
+def label_split(label: SplitLabel, validation_fraction: float) -> LabelSplit:
     """The split ``label`` names, else the one its item id hashes into."""
     if label.split is not None:
         return label.split

@@ -18,7 +18,7 @@ One record per line (a JSON array of records is read too)::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -37,6 +37,7 @@ __all__ = [
     "LabelsFileError",
     "RecordedVerdict",
     "load_labels",
+    "load_records",
     "load_verdicts",
 ]
 
@@ -90,21 +91,25 @@ class LabelsFileError(InputError):
         super().__init__("\n".join([heading, *(str(rejection) for rejection in self.rejections)]))
 
 
-_Record = TypeVar("_Record", HumanLabel, RecordedVerdict)
+_Record = TypeVar("_Record", bound=BaseModel)
 
 
 def load_labels(path: Path) -> list[HumanLabel]:
     """Every label of ``path``, in file order; :class:`LabelsFileError` lists all bad ones."""
-    return _load(path, HumanLabel, "label")
+    return load_records(path, HumanLabel, "label", lambda label: label.key)
 
 
 def load_verdicts(path: Path) -> list[RecordedVerdict]:
     """Every recorded verdict of ``path``, in file order; :class:`LabelsFileError` lists all
     bad ones."""
-    return _load(path, RecordedVerdict, "verdict")
+    return load_records(path, RecordedVerdict, "verdict", lambda verdict: verdict.key)
 
 
-def _load(path: Path, model: type[_Record], what: str) -> list[_Record]:
+def load_records(
+    path: Path, model: type[_Record], what: str, key: Callable[[_Record], LabelKey]
+) -> list[_Record]:
+    """Every ``model`` record of ``path`` read the way labels are (see the module): all or
+    nothing, one per ``key``; ``what`` names a record in messages (``label``)."""
     source = str(path)
     try:
         data = path.read_bytes()
@@ -122,10 +127,11 @@ def _load(path: Path, model: type[_Record], what: str) -> list[_Record]:
             rejections.extend(parsed)
             continue
         line = item.start_line()
-        if parsed.key in first_line:
-            rejections.append(_duplicate(source, line, parsed.key, first_line[parsed.key], what))
+        parsed_key = key(parsed)
+        if parsed_key in first_line:
+            rejections.append(_duplicate(source, line, parsed_key, first_line[parsed_key], what))
             continue
-        first_line[parsed.key] = line
+        first_line[parsed_key] = line
         records.append(parsed)
     if rejections:
         raise LabelsFileError(source, rejections)

@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from trailcheck.components import TOOL_DECLARATIONS_KEY, declared_tools
 from trailcheck.judge.untrusted import delimit, new_boundary
 from trailcheck.judge.verdict import JudgeItem
 from trailcheck.trace import ToolCall, Trace
@@ -37,9 +38,6 @@ __all__ = [
     "tool_declarations",
     "trajectory_sections",
 ]
-
-TOOL_DECLARATIONS_KEY = "tool_declarations"
-_TRACE_KEYS = (TOOL_DECLARATIONS_KEY, "tools")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,16 +117,8 @@ def render_evidence(item: JudgeItem) -> Rendered:
 
 def tool_declarations(item: JudgeItem) -> list[Any] | None:
     """The tools the agent was given, from the trace's metadata or the case's; None when
-    neither records them."""
-    for key in _TRACE_KEYS:
-        found = item.trace.metadata.get(key)
-        if isinstance(found, list) and found:
-            return found
-    if item.case is not None:
-        found = item.case.metadata.get(TOOL_DECLARATIONS_KEY)
-        if isinstance(found, list) and found:
-            return list(found)
-    return None
+    neither records them (:func:`~trailcheck.components.declared_tools`)."""
+    return declared_tools(item.trace, item.case)
 
 
 def _call_text(call: ToolCall) -> str:

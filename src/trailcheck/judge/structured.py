@@ -27,7 +27,7 @@ from trailcheck.judge.verdict import Judging, Verdict, verdict_json_schema
 from trailcheck.models.chat import ChatModel
 from trailcheck.trace import Message
 
-__all__ = ["Asked", "ask_structured", "ask_verdict", "verdict_reason"]
+__all__ = ["Asked", "ask_structured", "ask_verdict", "strict_json_schema", "verdict_reason"]
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -79,6 +79,17 @@ async def ask_structured(
         ]
     attempts = retries + 1
     return Asked(None, raw, f"no valid answer after {attempts} attempts: {problem}", attempts)
+
+
+def strict_json_schema(output_type: type[BaseModel]) -> dict[str, Any]:
+    """``output_type``'s JSON schema in the strict form OpenAI-compatible servers accept for
+    structured output: every property of every object required, no others allowed."""
+    schema = output_type.model_json_schema()
+    for shape in [schema, *schema.get("$defs", {}).values()]:
+        if shape.get("type") == "object" and "properties" in shape:
+            shape["required"] = list(shape["properties"])
+            shape["additionalProperties"] = False
+    return schema
 
 
 async def ask_verdict(

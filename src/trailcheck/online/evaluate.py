@@ -25,9 +25,10 @@ from trailcheck.online.config import Evaluator, online_scorer
 from trailcheck.policy.evaluate import violations
 from trailcheck.scorers import PolicyScorer
 from trailcheck.scorers.attribute import attribute
-from trailcheck.scorers.attribution import Attribution, AttributionCategory, trace_steps
+from trailcheck.scorers.attribution import Attribution, AttributionCategory
 from trailcheck.scorers.grade import Grade
 from trailcheck.scorers.score import Score, Scorer
+from trailcheck.scorers.steps import trace_steps
 from trailcheck.trace import Severity, Trace
 from trailcheck.trace.content_gap import content_gap
 from trailcheck.trace.incomplete import incompleteness, needs_complete_trace

@@ -12,6 +12,7 @@ import orjson
 
 from trailcheck.report.formatting import format_bounds, format_number
 from trailcheck.report.html_markup import Html, el, join
+from trailcheck.report.html_tool_success import tool_success_table
 from trailcheck.report.outcomes import GLYPHS, MEANINGS, pass_rate_text, reason_lines, run_identity
 from trailcheck.report.tool_stats import tool_stats
 from trailcheck.run.compare import Comparison
@@ -222,7 +223,8 @@ def tools_section(report: RunReport) -> Html:
 
 
 def comparison_section(comparison: Comparison) -> Html:
-    """The changed tasks, McNemar, the paired interval and the plain statement."""
+    """The changed tasks, McNemar, the paired interval and the plain statement; each tool's
+    success in both runs."""
     changed = [d for d in comparison.deltas if d.delta != 0]
     rows = [
         el(
@@ -269,6 +271,7 @@ def comparison_section(comparison: Comparison) -> Html:
         if rows
         else el("p", "no task's pass@1 changed"),
         join(excluded),
+        tool_success_table(comparison.tools),
         id="comparison",
     )
 

@@ -197,7 +197,31 @@ def render_comparison(comparison: Comparison) -> RenderableType:
             lines.append(f"{name} (not compared): {', '.join(tasks)}")
     parts.append(Text(shown("\n".join(lines))))
     parts.append(Text(shown(comparison.statement), style="bold"))
+    if comparison.tools:
+        parts.append(_tool_success(comparison))
     return Group(*parts)
+
+
+def _success(calls: int, rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.3f} of {calls}"
+
+
+def _tool_success(comparison: Comparison) -> RenderableType:
+    """Each tool's success in the baseline and in this run (calls without an error)."""
+    table = Table(
+        "tool", "baseline success", "success", "change", title="tools against the baseline"
+    )
+    for delta in comparison.tools:
+        change = Text(format_signed(delta.delta))
+        if delta.delta:
+            change.stylize("green" if delta.delta > 0 else "red")
+        table.add_row(
+            Text(shown(delta.tool)),
+            _success(delta.baseline.calls, delta.baseline.success_rate),
+            _success(delta.candidate.calls, delta.candidate.success_rate),
+            change,
+        )
+    return table
 
 
 def _figure(value: float | None) -> str:

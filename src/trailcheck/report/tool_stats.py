@@ -8,9 +8,9 @@ counts as a call but not in the latency.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from trailcheck.components import percentile
 from trailcheck.run.results import RunReport
 
 
@@ -28,16 +28,6 @@ class ToolStats:
     @property
     def error_rate(self) -> float:
         return self.errors / self.calls if self.calls else 0.0
-
-
-def percentile(ordered: list[float], q: float) -> float | None:
-    """The ``q`` quantile (0..1) of sorted values; ``None`` for none."""
-    if not ordered:
-        return None
-    position = q * (len(ordered) - 1)
-    below = math.floor(position)
-    above = min(below + 1, len(ordered) - 1)
-    return ordered[below] + (position - below) * (ordered[above] - ordered[below])
 
 
 def tool_stats(report: RunReport) -> list[ToolStats]:

@@ -23,10 +23,11 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from trailcheck.intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Interval, bootstrap_interval
 from trailcheck.run.stats import TaskOutcomes, task_order, task_stats
+from trailcheck.run.tool_success import ToolDelta
 from trailcheck.significance import mcnemar_exact_p
 
 __all__ = [
@@ -85,6 +86,9 @@ class Comparison(BaseModel):
     only_in_candidate: list[str]
     unscored: list[str]
     statement: str
+    tools: list[ToolDelta] = Field(default_factory=list)
+    """Each tool's success in both runs (:mod:`trailcheck.run.tool_success`), when the
+    comparison had both runs' calls (:meth:`~trailcheck.run.RunReport.against`)."""
 
 
 def _paired(baseline: TaskOutcomes, candidate: TaskOutcomes) -> tuple[list[TaskDelta], list[str]]:

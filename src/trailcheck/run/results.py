@@ -19,9 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from trailcheck.cases import AWKWARD_KINDS, AwkwardKind, ReviewStatus, Split
 from trailcheck.errors import InputError
 from trailcheck.intervals import Rate, rate
-from trailcheck.run.compare import Comparison
+from trailcheck.run.compare import Comparison, compare_outcomes
 from trailcheck.run.stats import OutcomeSummary, TaskOutcomes
 from trailcheck.run.status import TrialStatus, is_scored
+from trailcheck.run.tool_success import compare_tool_success
 from trailcheck.scorers import Attribution, Score, ScorerFailure
 from trailcheck.trace import Trace, Usage
 
@@ -133,6 +134,18 @@ class RunReport(BaseModel):
 
     def trials(self) -> list[TrialResult]:
         return [trial for case in self.cases for trial in case.trials]
+
+    def tool_calls(self) -> list[tuple[str, bool]]:
+        """Every tool call of every trial: its tool, and whether it succeeded."""
+        return [(call.name, call.succeeded) for trial in self.trials() for call in trial.calls]
+
+    def against(self, baseline: RunReport, *, seed: int = 0) -> Comparison:
+        """This run compared with ``baseline``: pass@1 on the tasks both scored
+        (:func:`~trailcheck.run.compare_outcomes`) and each tool's success in both runs
+        (:mod:`trailcheck.run.tool_success`)."""
+        comparison = compare_outcomes(self.outcomes(), baseline.outcomes(), seed=seed)
+        tools = compare_tool_success(self.tool_calls(), baseline.tool_calls())
+        return comparison.model_copy(update={"tools": tools})
 
 
 def awkward_pass_rates(cases: list[CaseResult]) -> dict[AwkwardKind, Rate]:

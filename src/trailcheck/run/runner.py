@@ -44,7 +44,6 @@ from trailcheck.judge.judge import Judge
 from trailcheck.judge.render import TOOL_DECLARATIONS_KEY
 from trailcheck.models.declarations import declare_tools
 from trailcheck.run.agent import AgentFactory
-from trailcheck.run.compare import compare_outcomes
 from trailcheck.run.faults import with_faults
 from trailcheck.run.judging import judged
 from trailcheck.run.manifest import Harness, build_manifest, describe_agent
@@ -356,10 +355,10 @@ def _result(
         review_statuses=statuses,
         cases=case_results,
         awkward_results=awkward_pass_rates(case_results),
-        comparison=None
-        if baseline is None
-        else compare_outcomes(outcomes, baseline.outcomes(), seed=options.seed),
     )
+    if baseline is not None:
+        comparison = report.against(baseline, seed=options.seed)
+        report = report.model_copy(update={"comparison": comparison})
     return RunResult(report, traces)
 
 

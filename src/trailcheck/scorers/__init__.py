@@ -12,7 +12,6 @@ from trailcheck.scorers.attribution import (
     Attribution,
     AttributionCategory,
     AttributionSource,
-    trace_steps,
 )
 from trailcheck.scorers.calls import ErroredCalls
 from trailcheck.scorers.comparison import Mismatch, compare_field
@@ -38,6 +37,7 @@ from trailcheck.scorers.replay_state import ReplayStateScorer, replay
 from trailcheck.scorers.response import ResponseScorer
 from trailcheck.scorers.score import Score, Scorer, ScorerFailure, run_scorer
 from trailcheck.scorers.state import StateScorer
+from trailcheck.scorers.steps import trace_steps
 from trailcheck.scorers.termination import ClaimRule, TerminationScorer
 from trailcheck.scorers.trajectory import TrajectoryScorer, trajectory_value
 

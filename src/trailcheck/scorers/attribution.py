@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from trailcheck.trace import Span, Trace
 from trailcheck.trace.kinds import NonEmpty
 from trailcheck.trace.record import Record
 
@@ -25,7 +24,6 @@ __all__ = [
     "Attribution",
     "AttributionCategory",
     "AttributionSource",
-    "trace_steps",
 ]
 
 AttributionCategory = Literal[
@@ -61,13 +59,3 @@ class Attribution(Record, frozen=True, kw_only=True):
     def __post_init__(self) -> None:
         if self.step < 1:
             raise ValueError(f"an attributed span's step counts from 1, not {self.step}")
-
-
-def trace_steps(trace: Trace) -> list[Span]:
-    """The trace's steps (see the module): its spans other than the root, in start order (then
-    span id); step ``n`` is ``trace_steps(trace)[n - 1]``."""
-    root = trace.tree.root
-    root_id = None if root is None else root.span_id
-    steps = [span for span in trace.spans if span.span_id != root_id]
-    steps.sort(key=lambda span: (span.start_ns, span.span_id))
-    return steps

@@ -1,8 +1,9 @@
 """Ingest: traces stored whole or not at all; identical ones are no-ops, conflicting ones refused.
 
 Traces are written in batches, each batch one transaction holding one ``traces`` row and the
-``spans`` rows of every trace it stores, so a trace is never stored in part. Before writing,
-each trace's id is looked up:
+``spans`` rows of every trace it stores (each span's row with its score as a component call,
+:mod:`trailcheck.components`), so a trace is never stored in part. Before writing, each trace's
+id is looked up:
 
 - not stored: stored;
 - stored with the same content hash (:mod:`trailcheck.store.rows`): a no-op, counted

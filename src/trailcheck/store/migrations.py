@@ -7,7 +7,8 @@ never edited or renamed; a change to the schema is a new function at the end of 
 simonw/llm pattern). A function creates whole tables from :mod:`trailcheck.store.schema` only
 while no later migration alters them; a later change to a table is explicit DDL in its own
 migration. ``m001_initial`` therefore creates ``traces`` from its own copy of the table as it
-was then (``_TRACES_V1``), since ``m003_trace_sessions`` adds a column to it; likewise
+was then (``_TRACES_V1``), since ``m003_trace_sessions`` adds a column to it, and ``spans`` as
+``_SPANS_V1``, to which ``m010_span_scores`` adds the span scores' columns; likewise
 ``m002_pending_spans`` creates ``_PENDING_SPANS_V1``, which ``m004_pending_span_order`` rebuilds as
 ``_PENDING_SPANS_V2``, to which ``m008_pending_origins_and_conflicts`` adds a column.
 """
@@ -25,6 +26,7 @@ from sqlalchemy import (
     Column,
     Connection,
     Engine,
+    ForeignKey,
     Index,
     Integer,
     LargeBinary,
@@ -63,10 +65,12 @@ class Migration:
     apply: Callable[[Connection], None]
 
 
-# ``traces`` as m001 created it: frozen here, because later migrations alter the table.
+# ``traces`` and ``spans`` as m001 created them: frozen here, because later migrations alter
+# the tables.
+_V1 = MetaData()
 _TRACES_V1 = Table(
     "traces",
-    MetaData(),
+    _V1,
     Column("seq", schema.Serial, primary_key=True, autoincrement=True),
     Column("trace_id", String(), nullable=False, unique=True),
     Column("content_hash", String(), nullable=False),
@@ -80,6 +84,22 @@ _TRACES_V1 = Table(
     Column("ingested_ns", BigInteger, nullable=False),
 )
 Index("ix_traces_started", _TRACES_V1.c.started_ns)
+_SPANS_V1 = Table(
+    "spans",
+    _V1,
+    Column(
+        "trace_id", String(), ForeignKey("traces.trace_id", ondelete="CASCADE"), primary_key=True
+    ),
+    Column("span_id", String(), primary_key=True),
+    Column("parent_id", String()),
+    Column("name", Text, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("tool_name", String()),
+    Column("start_ns", BigInteger, nullable=False),
+    Column("end_ns", BigInteger),
+    Column("status", String(8), nullable=False),
+)
+Index("ix_spans_tool", _SPANS_V1.c.tool_name, _SPANS_V1.c.trace_id)
 
 # ``pending_spans`` as m002 created it: m004 rebuilds it with an arrival order.
 _PENDING_SPANS_V1 = Table(
@@ -121,7 +141,7 @@ def m001_initial(connection: Connection) -> None:
         connection,
         [
             _TRACES_V1,
-            schema.spans,
+            _SPANS_V1,
             schema.findings,
             schema.notes,
             schema.clusters,
@@ -249,6 +269,24 @@ def m009_online_scoring(connection: Connection) -> None:
     )
 
 
+def m010_span_scores(connection: Connection) -> None:
+    """Each component call's score, kept on its span's row (``spans.component``, ``outcome``,
+    ``latency_ms``, ``error_kind``, ``scores``, ``reason``; docs/components.md), and the partial
+    index of the scored spans by start: written at ingest from now on; the spans of traces
+    stored before are scored by ``trailcheck components --backfill``."""
+    for added in (
+        "component VARCHAR",
+        "outcome VARCHAR(8)",
+        "latency_ms FLOAT",
+        "error_kind VARCHAR",
+        "scores TEXT",
+        "reason TEXT",
+    ):
+        connection.execute(text(f"ALTER TABLE spans ADD COLUMN {added}"))
+    scored = next(index for index in schema.spans.indexes if index.name == "ix_spans_scored")
+    scored.create(connection)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
@@ -259,6 +297,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m007_trace_browse_order", m007_trace_browse_order),
     Migration("m008_pending_origins_and_conflicts", m008_pending_origins_and_conflicts),
     Migration("m009_online_scoring", m009_online_scoring),
+    Migration("m010_span_scores", m010_span_scores),
 )
 
 

@@ -1,5 +1,6 @@
-"""A trace as the rows the store keeps: its canonical content, its hash, and the derived columns
-that listing and filtering read.
+"""A trace as the rows the store keeps: its canonical content, its hash, the derived columns
+that listing and filtering read, and on each span's row its score as a component call
+(:func:`~trailcheck.components.score_spans`).
 
 The canonical content is the trace's JSON with default-valued fields left out (as trailcheck
 JSONL writes it) and object keys sorted, so two equal traces have the same bytes whatever the
@@ -20,11 +21,19 @@ from typing import Any
 
 import orjson
 
+from trailcheck.components import SpanScore, score_spans
 from trailcheck.store.limits import StoreLimitError, check_trace, content_json
 from trailcheck.trace import Trace
 from trailcheck.trace.session import session_id_from_metadata
 
-__all__ = ["TraceRows", "canonical_content", "input_text", "session_column", "trace_rows"]
+__all__ = [
+    "TraceRows",
+    "canonical_content",
+    "input_text",
+    "score_columns",
+    "session_column",
+    "trace_rows",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +84,38 @@ def _final_output(value: Any) -> str | None:
     return _clean(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode())
 
 
+# The score columns of a span that is no component call.
+_UNSCORED: dict[str, Any] = {
+    "component": None,
+    "outcome": None,
+    "latency_ms": None,
+    "error_kind": None,
+    "scores": None,
+    "reason": None,
+}
+
+
+def score_columns(score: SpanScore | None) -> dict[str, Any]:
+    """The score columns of a span's row: its score as a component call, or NULLs."""
+    if score is None:
+        return _UNSCORED
+    return {
+        "component": _clean(score.component),
+        "outcome": score.outcome,
+        "latency_ms": score.latency_ms,
+        "error_kind": None if score.error_kind is None else _clean(score.error_kind),
+        "scores": orjson.dumps(score.values).decode(),
+        "reason": _clean(score.reason),
+    }
+
+
 def trace_rows(trace: Trace, ingested_ns: int) -> TraceRows:
     """The rows of ``trace``, ingested at ``ingested_ns``; StoreLimitError, naming the span and
     field, when the store cannot hold one of its integers (:mod:`trailcheck.store.limits`)."""
     check_trace(trace)
     content = canonical_content(trace)
     digest = hashlib.sha256(content).hexdigest()
+    scores = {score.span_id: score for score in score_spans(trace)}
     span_rows: list[dict[str, Any]] = []
     tools: list[str] = []
     started: int | None = None
@@ -103,6 +138,7 @@ def trace_rows(trace: Trace, ingested_ns: int) -> TraceRows:
                 "start_ns": span.start_ns,
                 "end_ns": span.end_ns,
                 "status": span.status.code,
+                **score_columns(scores.get(span.span_id)),
             }
         )
     row = {

@@ -115,8 +115,26 @@ spans = Table(
     Column("start_ns", Int64, nullable=False),
     Column("end_ns", Int64),
     Column("status", String(8), nullable=False),
+    # The span's score as a component call (trailcheck.components), added by m010: the tool's,
+    # sub-agent's, retriever's or model's name; outcome ok, error or invalid; the score values as
+    # JSON; how they were reached. NULL on a span that is no component call (the run's root, a
+    # guard). Written at ingest, or by `trailcheck components --backfill`.
+    Column("component", String()),
+    Column("outcome", String(8)),
+    Column("latency_ms", Float),
+    Column("error_kind", String()),
+    Column("scores", Text),
+    Column("reason", Text),
 )
 Index("ix_spans_tool", spans.c.tool_name, spans.c.trace_id)
+# The component calls by when they started: what periods and windows read (m010). Partial, so
+# the spans that are no component call cost it nothing.
+Index(
+    "ix_spans_scored",
+    spans.c.start_ns,
+    sqlite_where=spans.c.outcome.is_not(None),
+    postgresql_where=spans.c.outcome.is_not(None),
+)
 
 findings = Table(
     "findings",

@@ -24,6 +24,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from trailcheck.cases import Case, Dataset
+from trailcheck.components import SpanScore
 from trailcheck.errors import InputError
 from trailcheck.store import (
     clusters,
@@ -35,6 +36,7 @@ from trailcheck.store import (
     reading,
     sessions,
     span_conflicts,
+    span_scores,
 )
 from trailcheck.store.backends import (
     DB_ENV,
@@ -53,6 +55,7 @@ from trailcheck.store.quarantine import DroppedTrace, PendingTrace
 from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceSummary
 from trailcheck.store.sessions import SessionSummary
 from trailcheck.store.span_conflicts import HeldConflict, SpanConflict
+from trailcheck.store.span_scores import Backfill
 from trailcheck.store.trace_filter import TraceFilter
 from trailcheck.trace import Finding, Severity, Trace
 
@@ -118,6 +121,20 @@ class Store:
         docs/scale.md)."""
         copy = bulk and self.engine.dialect.name == "postgresql"
         return ingest_traces(self.engine, traces, batch_size=batch_size, copy=copy)
+
+    # Span scores (trailcheck.store.span_scores)
+
+    def span_scores(
+        self, *, since_ns: int | None = None, until_ns: int | None = None
+    ) -> Iterator[SpanScore]:
+        """The component calls' scores whose span started in ``[since_ns, until_ns)``, in start
+        order, streamed a page per query."""
+        return span_scores.iter_span_scores(self.engine, since_ns=since_ns, until_ns=until_ns)
+
+    def backfill_span_scores(self) -> Backfill:
+        """Score the stored traces that have no span scores (stored before the store kept
+        them)."""
+        return span_scores.backfill_span_scores(self.engine)
 
     def iter_traces(
         self, where: TraceFilter | None = None, *, batch_size: int = DEFAULT_PAGE_SIZE

@@ -22,6 +22,9 @@ OPERATION_TEXT_COMPLETION = "text_completion"
 OPERATION_GENERATE_CONTENT = "generate_content"
 OPERATION_EMBEDDINGS = "embeddings"
 OPERATION_EXECUTE_TOOL = "execute_tool"
+# Read as a retriever span; newer GenAI conventions name retrieval operations so (tolerant
+# reading: a value we do not know would still be kept, this one is also understood).
+OPERATION_RETRIEVAL = "retrieval"
 
 # A tool execution: the span is named "execute_tool {gen_ai.tool.name}".
 GEN_AI_TOOL_NAME = "gen_ai.tool.name"

@@ -18,6 +18,7 @@ PAGES: Final = (
     ("review", "/review", "Review queue"),
     ("runs", "/runs", "Runs"),
     ("online", "/online", "Online"),
+    ("components", "/components", "Components"),
 )
 
 

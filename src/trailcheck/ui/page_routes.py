@@ -1,15 +1,18 @@
 """The UI's pages (GET): the trace list and a trace, findings and clusters, the review queue,
-runs, online scoring and an online evaluator's failing traces. Each handler is a plain
-function, so FastAPI runs its store reads in a worker thread."""
+runs, online scoring and an online evaluator's failing traces, and the components. Each handler
+is a plain function, so FastAPI runs its store reads in a worker thread."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI, Request, Response
 
+from trailcheck.components import component_rates
 from trailcheck.online.alert_log import fired_alerts
 from trailcheck.online.results import failing_scores, online_status
 from trailcheck.report.html_markup import el
 from trailcheck.store.browse import browse_traces, label_days
+from trailcheck.ui.components_page import render_components_page
+from trailcheck.ui.components_query import read_components_view
 from trailcheck.ui.context import UiContext, html_response
 from trailcheck.ui.filters import read_list_request
 from trailcheck.ui.findings_page import render_findings_page
@@ -96,9 +99,24 @@ def add_online_pages(app: FastAPI, ui: UiContext) -> None:
         return ui.shown(f"Failing traces of {name}@{version}", "online", body, request)
 
 
+def add_components_page(app: FastAPI, ui: UiContext) -> None:
+    @app.get("/components")
+    def components_page(request: Request) -> Response:
+        wanted = read_components_view(request.query_params, ui.settings.clock())
+        since_ns = wanted.period.since_ns
+        rates = component_rates(
+            ui.store.span_scores(since_ns=since_ns),
+            since_ns=since_ns,
+            window_ns=wanted.period.window_ns,
+        )
+        body = render_components_page(wanted, rates)
+        return ui.shown("Components", "components", body, request)
+
+
 def add_page_routes(app: FastAPI, ui: UiContext) -> None:
     add_trace_pages(app, ui)
     add_online_pages(app, ui)
+    add_components_page(app, ui)
 
     @app.get("/findings")
     def findings_page(request: Request) -> Response:

@@ -13,7 +13,6 @@ from trailcheck.report.html_charts import pass_chart
 from trailcheck.report.html_markup import Html, el, join
 from trailcheck.report.html_parts import comparison_section, pass_table
 from trailcheck.report.outcomes import run_identity
-from trailcheck.run.compare import compare_outcomes
 from trailcheck.run.results import RunReport
 from trailcheck.ui.traces_page import trace_href
 
@@ -119,7 +118,5 @@ def render_runs_page(runs: Sequence[RunFile], baseline: str | None, candidate: s
         parts.append(el("div", *map(_run_column, chosen), class_="columns"))
     base, cand = by_name.get(baseline or ""), by_name.get(candidate or "")
     if base is not None and cand is not None and base.report and cand.report:
-        parts.append(
-            comparison_section(compare_outcomes(cand.report.outcomes(), base.report.outcomes()))
-        )
+        parts.append(comparison_section(cand.report.against(base.report)))
     return join(parts)

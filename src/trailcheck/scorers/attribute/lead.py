@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from trailcheck.cases import AwkwardKind
-from trailcheck.scorers.attribution import Attribution, AttributionCategory, trace_steps
+from trailcheck.scorers.attribution import Attribution, AttributionCategory
+from trailcheck.scorers.steps import trace_steps
 from trailcheck.scorers.termination import answer_span
 from trailcheck.trace import Span, Trace
 
@@ -49,9 +50,9 @@ class Lead:
 
 
 class Steps:
-    """The steps of one trace (:func:`~trailcheck.scorers.attribution.trace_steps`), the spans
-    that leads about the end of the run name, and the calls whose result the case declares
-    correct but awkward (``awkward``: span id to kind; :mod:`.awkward`)."""
+    """The steps of one trace (:func:`~trailcheck.scorers.steps.trace_steps`), the spans that
+    leads about the end of the run name, and the calls whose result the case declares correct
+    but awkward (``awkward``: span id to kind; :mod:`.awkward`)."""
 
     def __init__(self, trace: Trace, awkward: Mapping[str, AwkwardKind] | None = None) -> None:
         self.awkward: Mapping[str, AwkwardKind] = awkward or {}
