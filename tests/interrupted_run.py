@@ -26,7 +26,7 @@ from trailcheck.cases import load_dataset
 SUPPORT = Path("src") / "trailcheck" / "demo" / "support" / "support.yaml"
 K = 4
 CONCURRENCY = 2
-TRIALS = 52  # the support demo's 13 cases, k = 4
+TRIALS = 68  # the support demo's 17 cases, k = 4
 FINISHED_BEFORE_THE_INTERRUPT = K  # the first case's trials, which the gate lets through
 
 GATED_AGENT = """

@@ -37,7 +37,7 @@ def test_green_run_writes_its_files_and_passes_the_gate(
     assert code == 0
     assert "gate passed: pass^2 >= 0.9; every regression trial passes" in out
     report = load_report(tmp_path / "report.json")
-    assert report.summary.trials.passed == report.summary.trials.attempted == 26
+    assert report.summary.trials.passed == report.summary.trials.attempted == 34
     traces = (tmp_path / "report.traces.jsonl").read_bytes().splitlines()
     assert [orjson.loads(line)["trace_id"] for line in traces] == [
         trial.trace_id for trial in report.trials()
@@ -52,7 +52,7 @@ def test_red_run_fails_the_gate_with_one_line_per_broken_threshold(
     code = _run(tmp_path, "v1_agent", "--gate-pass-hat-k", "0.9", "--gate-max-infra-errors", "0")
     out = capsys.readouterr().out
     assert code == 1
-    assert "gate failed: pass^2 >= 0.9: got 0.462" in out
+    assert "gate failed: pass^2 >= 0.9: got 0.353" in out
     # The infra-error threshold held (0 of 0), so pass^2 is the one broken line.
     assert out.count("gate failed:") == 1
 
@@ -66,9 +66,9 @@ def test_dataset_gate_applies_and_the_command_line_overrides_it(
     base = ["run", str(dataset), "--agent", "trailcheck.demo.support:v1_agent", *SHOP]
     base += ["-k", "2", "--out", str(tmp_path / "out")]
     assert run_cli(base) == 1
-    assert "gate failed: pass^2 >= 0.95: got 0.462" in capsys.readouterr().out
-    assert run_cli([*base, "--gate-pass-hat-k", "0.4"]) == 0
-    assert "gate passed: pass^2 >= 0.4" in capsys.readouterr().out
+    assert "gate failed: pass^2 >= 0.95: got 0.353" in capsys.readouterr().out
+    assert run_cli([*base, "--gate-pass-hat-k", "0.35"]) == 0
+    assert "gate passed: pass^2 >= 0.35" in capsys.readouterr().out
 
 
 def test_report_shows_a_run_again_and_compares_with_a_baseline(
@@ -114,7 +114,7 @@ def test_demo_writes_three_reports_and_prints_the_comparison(
     assert v1.summary.pass_hat_k[4] < 0.9
     assert load_report(tmp_path / "v2-enforced.json").summary.pass_hat_k[4] == 1.0
     assert "v2-prompt-only against v1-prompt-only:" in out
-    assert "0 regressed, 7 improved, 6 both passed, 0 both failed" in " ".join(out.split())
+    assert "0 regressed, 11 improved, 6 both passed, 0 both failed" in " ".join(out.split())
 
 
 def test_schema_report_prints_the_shipped_schema(

@@ -39,9 +39,9 @@ def _failed(trial: TrialResult) -> set[str]:
 
 
 def assert_v1_fails_on_its_bugs(report: RunReport) -> None:
-    """v1 (k = 2) fails the gate on exactly the cases that guard its four bugs."""
+    """v1 (k = 2) fails the gate on exactly the cases that guard its eight bugs."""
     assert not check_gate(report, GATE).passed
-    assert report.summary.pass_hat_k[2] == pytest.approx(6 / 13)
+    assert report.summary.pass_hat_k[2] == pytest.approx(6 / 17)
     trials = {case.id: case.trials for case in report.cases}
     for trial in trials["refund-verified"]:  # bug 1: refunds without verify_identity
         assert trial.status == "failed"
@@ -55,13 +55,23 @@ def assert_v1_fails_on_its_bugs(report: RunReport) -> None:
         assert [c.name for c in trial.calls] == ["lookup_order"] * 6
     for trial in trials["refund-failed-no-claim"]:  # bug 4: a refund that failed, claimed
         assert "termination" in _failed(trial)
+    for case_id in (  # bugs 5 to 8: an awkward result misread, attributed to that step
+        "latest-order-paginated",
+        "refund-policy-reads-like-error",
+        "latest-order-near-match",
+        "stale-delivery-estimate",
+    ):
+        for trial in trials[case_id]:
+            assert trial.status == "failed"
+            assert trial.attribution is not None
+            assert trial.attribution.category == "misread_tool_result"
     assert [t.status for t in trials["read-only-status"]] == ["passed", "passed"]
     assert report.summary.trials.infra_error == 0
 
 
 def assert_v2_passes(report: RunReport) -> None:
     """v2 (k = 2) passes every trial and the gate."""
-    assert report.summary.trials.passed == report.summary.trials.attempted == 26
+    assert report.summary.trials.passed == report.summary.trials.attempted == 34
     assert check_gate(report, GATE).passed
 
 
@@ -100,7 +110,7 @@ def assert_run_command_gates(
         ]
 
     assert run_cli(command("v1_agent", "v1")) == 1
-    assert "gate failed: pass^2 >= 0.9: got 0.462" in capsys.readouterr().out
+    assert "gate failed: pass^2 >= 0.9: got 0.353" in capsys.readouterr().out
     assert run_cli(command("v2_agent", "v2")) == 0
     assert "gate passed" in capsys.readouterr().out
     report = load_report(tmp_path / "v2" / "report.json")
@@ -119,7 +129,7 @@ def assert_demo_writes_the_three_reports(
     for name in names:
         assert (tmp_path / f"{name}.html").exists()
     v1 = load_report(tmp_path / f"{names[0]}.json")
-    assert v1.summary.pass_hat_k[4] == pytest.approx(6 / 13)
+    assert v1.summary.pass_hat_k[4] == pytest.approx(6 / 17)
     assert load_report(tmp_path / f"{names[2]}.json").summary.pass_hat_k[4] == 1.0
     assert f"support dataset, {title} agents, k = 4" in out
-    assert "0 regressed, 7 improved, 6 both passed, 0 both failed" in " ".join(out.split())
+    assert "0 regressed, 11 improved, 6 both passed, 0 both failed" in " ".join(out.split())

@@ -3,6 +3,7 @@ failed trial of the support shop's v1 names the step of the bug it planted."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent
 from trailcheck.run.plan import RunOptions
 from trailcheck.run.results import RunReport
 from trailcheck.run.runner import RunResult, run
-from trailcheck.scorers import grade
+from trailcheck.scorers import Attribution, grade, trace_steps
 from trailcheck.trace.jsonl import dump_trace
 
 from ..waiting import GUARD_S
@@ -101,6 +102,20 @@ PLANTED = {
     "refund-failed-no-claim": ("issue_refund", "policy_breach"),
     "reschedule-friday": ("reschedule_delivery", "wrong_argument"),  # the Friday date
     "lookup-outage-no-loop": ("lookup_order", "policy_breach"),  # the retry loop's third call
+    # An awkward result misread: the step that read it, the lookup it made or the answer.
+    "latest-order-paginated": ("lookup_order", "misread_tool_result"),
+    "latest-order-near-match": ("lookup_order", "misread_tool_result"),
+    "refund-policy-reads-like-error": ("chat support-v1", "misread_tool_result"),
+    "stale-delivery-estimate": ("chat support-v1", "misread_tool_result"),
+}
+# The tool whose awkward result each of those misread, as the evidence names it.
+MISREAD = {
+    "latest-order-paginated": "search_orders (step 2) returned a first page of several",
+    "latest-order-near-match": "search_orders (step 2) returned a partial match",
+    "refund-policy-reads-like-error": (
+        "check_refund_policy (step 4) returned a success that reads like an error"
+    ),
+    "stale-delivery-estimate": "lookup_order (step 2) returned a stale value",
 }
 
 
@@ -115,16 +130,34 @@ def test_every_failed_v1_trial_names_its_planted_bugs_step(v1_run: RunResult) ->
             found = trial.attribution
             assert found is not None, (case.id, trial.reason)
             assert (found.name, found.category) == PLANTED[case.id]
+            assert found.symptom_span_id is None
+            if case.id in MISREAD:
+                assert found.evidence.startswith(MISREAD[case.id]), found.evidence
+                _assert_it_read_the_result(v1_run, trial.trace_id, found)
+                continue
             named = [c for c in trial.calls if c.name == found.name]
             # The refund and the reschedule are called once; the loop's third call is the one
             # past the limit of two.
             expected_call = named[2] if case.id == "lookup-outage-no-loop" else named[0]
             assert found.span_id == expected_call.span_id
-            assert found.symptom_span_id is None
     assert seen == set(PLANTED)
     friday = next(c for c in report.cases if c.id == "reschedule-friday").trials[0].attribution
     assert friday is not None
     assert "new_date: expected 2026-06-19, got 2026-06-17" in friday.evidence
+
+
+def _assert_it_read_the_result(run: RunResult, trace_id: str | None, found: Attribution) -> None:
+    """The attributed step came right after the awkward result the evidence names: the call
+    the model span that read it made, or that model span's answer."""
+    [trace] = [t for t in run.traces if t.trace_id == trace_id]
+    steps = trace_steps(trace)
+    named = re.search(r"\(step (\d+)\)", found.evidence)
+    assert named is not None
+    result = steps[int(named[1]) - 1]
+    assert result.tool is not None
+    reader = steps[found.step - 1]
+    between = [step.kind for step in steps[int(named[1]) : found.step - 1]]
+    assert between == (["llm"] if reader.kind == "tool" else []), between
 
 
 def test_v1s_claim_of_a_failed_refund_is_the_answers_sentence(v1_run: RunResult) -> None:

@@ -67,6 +67,26 @@ V1_BUGS: dict[str, tuple[str, str, str]] = {
         "termination",
         'failed claim refund \\("issued your refund"\\) but state_after.refunds is empty',
     ),
+    "latest-order-paginated": (
+        "misread_pagination",
+        "arguments",
+        "lookup_order\\[0\\].order_id: expected A-1002, got A-1001",
+    ),
+    "refund-policy-reads-like-error": (
+        "misread_success_as_error",
+        "trajectory",
+        "missing issue_refund",
+    ),
+    "latest-order-near-match": (
+        "acted_on_partial_match",
+        "trajectory",
+        "extra lookup_order",
+    ),
+    "stale-delivery-estimate": (
+        "quoted_stale_data",
+        "trajectory",
+        "missing lookup_order",
+    ),
 }
 V1_UNAFFECTED = sorted(set(CASES) - set(V1_BUGS))
 
@@ -144,6 +164,54 @@ def test_v2_retries_a_transient_error_once_and_tells_the_customer() -> None:
     trace = run_case(v2_agent(), shop_factory("enforced"), CASES["lookup-outage-no-loop"])
     assert [call.name for call in trace.tool_calls] == ["lookup_order", "lookup_order"]
     assert "couldn't look up order A-1005" in trace.final_text
+
+
+def test_v2_asks_for_the_next_page_and_v1_takes_the_first_for_all_of_it() -> None:
+    case = CASES["latest-order-paginated"]
+    v2 = run_case(v2_agent(), shop_factory("enforced"), case)
+    assert [
+        (c.name, c.arguments.get("page"), c.arguments.get("order_id")) for c in v2.tool_calls
+    ] == [
+        ("search_orders", 1, None),
+        ("search_orders", 2, None),
+        ("lookup_order", None, "A-1002"),
+    ]
+    v1 = run_case(v1_agent(), shop_factory("prompt_only"), case)
+    assert [c.arguments.get("order_id") for c in v1.tool_calls] == [None, "A-1001"]
+    assert v1.final_text == "Order A-1001 was delivered on Friday, June 5, 2026."
+
+
+def test_v2_asks_about_a_near_match_without_looking_at_its_orders() -> None:
+    trace = run_case(v2_agent(), shop_factory("enforced"), CASES["latest-order-near-match"])
+    assert [call.name for call in trace.tool_calls] == ["search_orders"]
+    assert "priya.natarajan" not in trace.final_text  # another account's address stays out
+    assert "check the email on your account" in trace.final_text
+
+
+def test_v1_takes_error_words_for_a_failure_and_v2_reads_the_fields() -> None:
+    case = CASES["refund-policy-reads-like-error"]
+    v1 = run_case(v1_agent(), shop_factory("prompt_only"), case)
+    assert v1.final_text == "I couldn't check the refund policy for order A-1001 just now."
+    assert v1.state_after is not None
+    assert v1.state_after["refunds"] == []
+    v2 = run_case(v2_agent(), shop_factory("enforced"), case)
+    assert v2.state_after is not None
+    assert [r["amount"] for r in v2.state_after["refunds"]] == [129.0]
+
+
+def test_v2_looks_a_past_estimate_up_again_and_gives_no_date_if_it_stays_past() -> None:
+    case = CASES["stale-delivery-estimate"]
+    trace = run_case(v2_agent(), shop_factory("enforced"), case)
+    assert [call.name for call in trace.tool_calls] == ["lookup_order", "lookup_order"]
+    assert (
+        trace.final_text == "Order A-1002 has shipped and should arrive on Tuesday, June 16, 2026."
+    )
+    stale = case.faults[0].model_copy(update={"first": None})  # every lookup stale
+    always = case.model_copy(update={"faults": [stale]})
+    trace = run_case(v2_agent(), shop_factory("enforced"), always)
+    assert len(trace.tool_calls) == 2
+    assert "June 12" not in trace.final_text
+    assert "there is no delivery date yet" in trace.final_text
 
 
 def _ask(text: str) -> list[Message]:

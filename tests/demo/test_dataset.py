@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from importlib.resources import files
 
-from trailcheck.cases import load_dataset, release_cases
+from trailcheck.cases import awkward_kinds, load_dataset, release_cases
 from trailcheck.demo.support import SupportShop, support_dataset
 
 # The dataset's version is the hash of its content: a change to any case is a new version,
 # and this pin makes it a deliberate one.
-VERSION = "support@c9d2dae273ec"
+VERSION = "support@0d4ef1ef1646"
 
 
 def test_it_loads_from_the_package_and_from_the_file_the_same() -> None:
@@ -34,9 +34,9 @@ def test_every_case_is_approved_with_a_reviewer_and_names_what_it_guards() -> No
         assert case.notes, case.id
 
 
-def test_splits_hold_six_regression_and_four_holdout_cases_at_least() -> None:
+def test_splits_hold_nine_regression_and_eight_holdout_cases() -> None:
     splits = Counter(case.split for case in support_dataset().cases)
-    assert splits == {"regression": 7, "holdout": 6}
+    assert splits == {"regression": 9, "holdout": 8}
 
 
 def test_the_declared_tools_are_the_shops() -> None:
@@ -52,7 +52,12 @@ def test_it_covers_the_situations_the_reference_domain_promises() -> None:
     assert [message.role for message in multi_turn] == ["user", "user"]
     # Faults: an empty result, a partial one, an error for the first call, an error for all.
     faults = {case_id: case.faults for case_id, case in cases.items() if case.faults}
-    assert faults["search-empty-result"][0].result == []
+    assert faults["search-empty-result"][0].result == {
+        "customer_email": "jonas.berg@example.com",
+        "orders": [],
+        "page": 1,
+        "next_page": None,
+    }
     assert faults["partial-lookup-no-date"][0].replaces_result
     assert faults["rate-limited-lookup"][0].first == 1
     assert faults["lookup-outage-no-loop"][0].first is None
@@ -72,3 +77,22 @@ def test_it_covers_the_situations_the_reference_domain_promises() -> None:
     for case_id in ("refund-outside-window", "gift-card-refund", "refund-other-customers-order"):
         assert cases[case_id].expected_state is not None
         assert cases[case_id].expected_state["refunds"] == [], case_id
+    # Awkward results: a correct result of each kind, and the kinds in the order of the cases.
+    awkward = {
+        case_id: awkward_kinds(case.faults) for case_id, case in cases.items() if case.faults
+    }
+    assert {case_id: kinds for case_id, kinds in awkward.items() if kinds} == {
+        "search-empty-result": ["empty_list"],
+        "latest-order-paginated": ["paginated"],
+        "refund-policy-reads-like-error": ["reads_like_error"],
+        "latest-order-near-match": ["partial_match"],
+        "stale-delivery-estimate": ["stale"],
+    }
+    # The next page is a plain result: only the first page is the awkward one.
+    first_page, rest = cases["latest-order-paginated"].faults
+    assert (first_page.first, first_page.awkward, rest.first, rest.awkward) == (
+        1,
+        "paginated",
+        None,
+        None,
+    )

@@ -11,9 +11,11 @@ from trailcheck.demo.support import (
     TODAY,
     SupportShop,
     enforced_shop,
+    fixture,
     prompt_only_shop,
     shop_factory,
 )
+from trailcheck.demo.support import shop as shop_module
 from trailcheck.environment import ToolError
 from trailcheck.models import declare_tools
 
@@ -51,16 +53,50 @@ def test_factories_make_fresh_shops_in_their_mode() -> None:
 
 def test_reads_return_the_fixture() -> None:
     shop = SupportShop()
-    assert shop.search_orders("Maya.Lopez@example.com") == [
-        {"order_id": "A-1001", "status": "delivered", "order_date": "2026-05-28", "total": 129.0},
-        {"order_id": "A-1002", "status": "shipped", "order_date": "2026-06-10", "total": 89.5},
-    ]
-    assert shop.search_orders("nobody@example.com") == []
+    assert shop.search_orders("Maya.Lopez@example.com") == {
+        "customer_email": "maya.lopez@example.com",
+        "orders": [
+            {
+                "order_id": "A-1001",
+                "status": "delivered",
+                "order_date": "2026-05-28",
+                "total": 129.0,
+            },
+            {"order_id": "A-1002", "status": "shipped", "order_date": "2026-06-10", "total": 89.5},
+        ],
+        "page": 1,
+        "next_page": None,
+    }
+    assert shop.search_orders("nobody@example.com") == {
+        "customer_email": "nobody@example.com",
+        "orders": [],
+        "page": 1,
+        "next_page": None,
+    }
     order = shop.lookup_order("A-1007")
     assert order["total"] == 42.0
     assert order["delivered_on"] == "2026-06-08"
     assert [item["name"] for item in order["items"]] == ["The Overstory", "Braiding Sweetgrass"]
     assert shop.snapshot() == EMPTY
+
+
+def test_the_search_answers_five_orders_a_page_oldest_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A customer with a long history: twelve orders, one a month.
+    history = tuple(
+        fixture.Order(f"A-2{month:03d}", "C-300", "delivered", f"2025-{month:02d}-01", ())
+        for month in range(1, 13)
+    )
+    monkeypatch.setattr(shop_module, "ORDERS", history)
+    pages = [SupportShop().search_orders("priya.natarajan@example.com", n) for n in (1, 2, 3, 4)]
+    assert [[o["order_id"] for o in p["orders"]] for p in pages] == [
+        ["A-2001", "A-2002", "A-2003", "A-2004", "A-2005"],
+        ["A-2006", "A-2007", "A-2008", "A-2009", "A-2010"],
+        ["A-2011", "A-2012"],
+        [],
+    ]
+    assert [(p["page"], p["next_page"]) for p in pages] == [(1, 2), (2, 3), (3, None), (4, None)]
 
 
 def test_a_verified_refund_and_a_reschedule_are_in_the_snapshot_and_reset_drops_them() -> None:
@@ -170,6 +206,7 @@ def test_the_refund_policy_says_why_not() -> None:
         (lambda s: s.lookup_order("A-9999"), "no order A-9999"),
         (lambda s: s.lookup_order("1001"), "order id '1001' is not valid"),
         (lambda s: s.search_orders("not an email"), "email 'not an email' is not valid"),
+        (lambda s: s.search_orders("maya.lopez@example.com", 0), "page must be a whole number"),
         (lambda s: s.verify_identity("A-1001", "April 12"), "proof 'April 12' is not valid"),
         (lambda s: s.issue_refund("A-1003", 349.0, "broke"), "not refundable: it was delivered"),
         (lambda s: s.issue_refund("A-1004", 50.0, "unwanted"), "gift cards are not refundable"),

@@ -49,7 +49,7 @@ def test_the_support_demo_on_ray_reports_what_the_local_runner_reports() -> None
     # Not vacuous: the demo's v1 agent fails some cases, and every trial has its trace.
     statuses = {trial.status for trial in remote.report.trials()}
     assert {"passed", "failed"} <= statuses
-    assert len(remote.trace_lines) == remote.report.summary.trials.attempted == 26
+    assert len(remote.trace_lines) == remote.report.summary.trials.attempted == 34
     assert remote.report.manifest["executor"] == {
         "name": "ray",
         "ray_version": remote.report.manifest["executor"]["ray_version"],  # type: ignore[index,call-overload]

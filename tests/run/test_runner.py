@@ -318,7 +318,7 @@ def test_baseline_comparison_and_manifest() -> None:
         references={"agent": "trailcheck.demo.support:v2_agent"},
     ).report
     assert report.comparison is not None
-    assert report.comparison.mcnemar.improved == 7
+    assert report.comparison.mcnemar.improved == 11
     assert report.comparison.mcnemar.regressed == 0
     manifest = report.manifest
     assert manifest["dataset"] == {"name": "support", "version": dataset.version, "path": None}

@@ -1,6 +1,7 @@
 """Cases and datasets: golden cases, dataset files (YAML or JSON) with every problem reported at
 once, versions that hash the canonical content, and the published JSON Schema."""
 
+from trailcheck.cases.awkward import AWKWARD_DESCRIPTIONS, AWKWARD_KINDS, AwkwardKind
 from trailcheck.cases.case import (
     Case,
     CaseInput,
@@ -27,7 +28,7 @@ from trailcheck.cases.comparators import (
 )
 from trailcheck.cases.dataset import Dataset
 from trailcheck.cases.dump import dump_dataset, serialize_dataset
-from trailcheck.cases.faults import ToolFault
+from trailcheck.cases.faults import ToolFault, awkward_kinds
 from trailcheck.cases.formats import DatasetFormat
 from trailcheck.cases.gate import GateSpec
 from trailcheck.cases.load import load_dataset, parse_dataset
@@ -45,6 +46,8 @@ from trailcheck.cases.scorer_specs import (
 from trailcheck.cases.version import canonical_form, dataset_digest, dataset_version
 
 __all__ = [
+    "AWKWARD_DESCRIPTIONS",
+    "AWKWARD_KINDS",
     "BUILTIN_SCORER_NAMES",
     "BUILTIN_SCORER_ORDER",
     "COMPARATOR_NAMES",
@@ -52,6 +55,7 @@ __all__ = [
     "REVIEW_STATUSES",
     "SCORER_ENTRY_POINT_GROUP",
     "AbsentComparator",
+    "AwkwardKind",
     "Case",
     "CaseInput",
     "Comparator",
@@ -77,6 +81,7 @@ __all__ = [
     "ToolFault",
     "ToolMatch",
     "TrialResources",
+    "awkward_kinds",
     "canonical_form",
     "dataset_digest",
     "dataset_json_schema",

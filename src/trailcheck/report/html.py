@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from trailcheck.report.html_awkward import awkward_section
 from trailcheck.report.html_charts import pass_chart
 from trailcheck.report.html_markup import Html, el, join, void
 from trailcheck.report.html_parts import (
@@ -80,6 +81,7 @@ def render_html(report: RunReport) -> str:
             id="pass-k",
         ),
         trial_grid(report),
+        awkward_section(report),
         failures_section(report),
         tools_section(report),
         comparison_section(report.comparison) if report.comparison is not None else None,

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from trailcheck.cases import ReviewStatus, Split
+from trailcheck.cases import AWKWARD_KINDS, AwkwardKind, ReviewStatus, Split
 from trailcheck.errors import InputError
 from trailcheck.intervals import Rate, rate
 from trailcheck.run.compare import Comparison, compare_outcomes
@@ -97,6 +97,9 @@ class CaseResult(BaseModel):
     expected_tools: list[str] | None = None
     expected_arguments: list[dict[str, JsonValue]] = Field(default_factory=list)
     """The case's expected invocations as its dataset file writes them."""
+    awkward_results: list[AwkwardKind] = Field(default_factory=list)
+    """The kinds of correct but awkward result its faults return: an awkward-result case tests
+    the agent's reading of them."""
     trials: list[TrialResult] = Field(default_factory=list)
 
     @property
@@ -120,6 +123,9 @@ class RunReport(BaseModel):
     """How many of the cases that ran have each review status (only approved ones are release
     tests)."""
     cases: list[CaseResult]
+    awkward_results: dict[AwkwardKind, Rate] = Field(default_factory=dict)
+    """Per kind of awkward tool result, the trial pass rate of the cases whose faults return
+    one (passed over scored trials, Wilson interval); absent kinds had no case."""
     comparison: Comparison | None = None
 
     def outcomes(self) -> TaskOutcomes:
@@ -140,6 +146,23 @@ class RunReport(BaseModel):
         comparison = compare_outcomes(self.outcomes(), baseline.outcomes(), seed=seed)
         tools = compare_tool_success(self.tool_calls(), baseline.tool_calls())
         return comparison.model_copy(update={"tools": tools})
+
+
+def awkward_pass_rates(cases: list[CaseResult]) -> dict[AwkwardKind, Rate]:
+    """Per kind of awkward result, passed over scored trials of the cases that return one, in
+    the order of :data:`~trailcheck.cases.AWKWARD_KINDS`."""
+    rates: dict[AwkwardKind, Rate] = {}
+    for kind in AWKWARD_KINDS:
+        scored = [
+            trial.status == "passed"
+            for case in cases
+            if kind in case.awkward_results
+            for trial in case.trials
+            if is_scored(trial.status)
+        ]
+        if any(kind in case.awkward_results for case in cases):
+            rates[kind] = rate(sum(scored), len(scored))
+    return rates
 
 
 def dump_report(report: RunReport) -> bytes:

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 from pydantic import JsonValue
 
 from trailcheck.capture import Recorder, SeededIds
-from trailcheck.cases import Case, Dataset
+from trailcheck.cases import Case, Dataset, awkward_kinds
 from trailcheck.environment import Environment, EnvironmentFactory
 from trailcheck.errors import InfraError, UsageError
 from trailcheck.judge.judge import Judge
@@ -52,7 +52,14 @@ from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.otel_trial import OtelTrial
 from trailcheck.run.plan import RunOptions, TrialExecutor, TrialPlan
 from trailcheck.run.preflight import probe_environment, selected_cases, user_turns
-from trailcheck.run.results import CaseResult, RunReport, TrialError, TrialResult, call_summaries
+from trailcheck.run.results import (
+    CaseResult,
+    RunReport,
+    TrialError,
+    TrialResult,
+    awkward_pass_rates,
+    call_summaries,
+)
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.run.status import TrialStatus
 from trailcheck.scorers import Scorer, case_scorers, default_scorers, grade
@@ -333,6 +340,7 @@ def _result(
                 expected_arguments=[
                     e.model_dump(mode="json", by_alias=True) for e in case.expected_arguments
                 ],
+                awkward_results=awkward_kinds(case.faults),
                 trials=trials,
             )
         )
@@ -346,6 +354,7 @@ def _result(
         summary=summarize_outcomes(outcomes, k=options.k, seed=options.seed),
         review_statuses=statuses,
         cases=case_results,
+        awkward_results=awkward_pass_rates(case_results),
     )
     if baseline is not None:
         comparison = report.against(baseline, seed=options.seed)

@@ -2,8 +2,9 @@
 
 The shop (:class:`SupportShop`) has customers, orders, a refund policy and six tools, in an
 ``enforced`` mode (unverified writes are refused) or a ``prompt_only`` one. The v1 agent has
-four planted bugs and v2 has them fixed (see :mod:`.brains`); the ``support`` dataset
-(:func:`support_dataset`) has a case guarding each, and cases where both must do right.
+eight planted bugs (four of them misreadings of awkward tool results) and v2 has them fixed
+(see :mod:`.brains`); the ``support`` dataset (:func:`support_dataset`) has a case guarding
+each, and cases where both must do right.
 """
 
 from trailcheck.demo.support.agent import (

@@ -18,8 +18,22 @@ dataset:
 4. **A claim without the write** (``claim_without_state_change``): the answer after
    ``issue_refund`` says the refund was issued without reading whether the call failed.
 
+Four more are misreadings of a correct but awkward tool result (the cases declare the result
+``awkward``, and attribution names the step that misread it):
+
+5. **The first page taken for all of it** (``misread_pagination``): a search result with a
+   ``next_page`` is read as every order there is, so "my latest order" is the newest of page 1.
+6. **A near match taken for the customer** (``acted_on_partial_match``): a search that matched
+   another account's address (``customer_email``) is acted on as the customer's own.
+7. **Error words read as a failure** (``misread_success_as_error``): a result that mentions an
+   error (``"status": "error_code_0", "ok": true``) is taken for a failed call.
+8. **A stale estimate quoted** (``quoted_stale_data``): an order on its way, expected on a day
+   already past, is quoted as it is instead of looked up again.
+
 v2 verifies first, reads the month and day (a weekday beside them must agree), retries a
-transient error once and then tells the customer, and says only what the tools confirmed.
+transient error once and then tells the customer, and says only what the tools confirmed; it
+follows the pages, asks the customer about a near match instead of acting on it, reads a
+success by its fields, and looks a past estimate up again (once; still past, it gives no date).
 """
 
 from __future__ import annotations
@@ -51,6 +65,10 @@ V1_HABITS = Habits(
     retry_only_transient=False,
     report_refund_failures=False,
     read_date=v1_read_date,
+    follow_pages=False,
+    confirm_near_matches=False,
+    error_words_mean_failure=True,
+    recheck_past_estimates=False,
 )
 V2_HABITS = Habits(
     verify_before_refund=True,
@@ -58,11 +76,15 @@ V2_HABITS = Habits(
     retry_only_transient=True,
     report_refund_failures=True,
     read_date=requested_date,
+    follow_pages=True,
+    confirm_near_matches=True,
+    error_words_mean_failure=False,
+    recheck_past_estimates=True,
 )
 
 
 def v1_brain(messages: Sequence[Message], tools: Sequence[ToolDeclaration] = ()) -> Reply:
-    """The buggy brain (see the module docstring for its four bugs)."""
+    """The buggy brain (see the module docstring for its eight bugs)."""
     return next_step(read_conversation(messages), V1_HABITS)
 
 

@@ -9,6 +9,7 @@ out, so that the grounding scorer can check each figure.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from datetime import date
 from typing import Any
 
 from trailcheck.demo.support.conversation import Conversation, Outcome
+from trailcheck.demo.support.parsing import asks_for_latest
 from trailcheck.models import Reply
 from trailcheck.trace import MessageToolCall
 
@@ -23,6 +25,8 @@ OrderInfo = dict[str, Any]
 _TRANSIENT = re.compile(
     r"rate.?limit|too many requests|unavailable|timed?.?out|try again|retry", re.IGNORECASE
 )
+# What a brain that misreads results takes for a failure in a successful one.
+_ERROR_WORDS = re.compile(r"\berror|\bfail", re.IGNORECASE)
 _REASONS = (
     (re.compile(r"damaged|broken|cracked", re.I), "arrived damaged"),
     (re.compile(r"stopped working|defective|faulty|broke\b", re.I), "defective"),
@@ -38,6 +42,43 @@ class Habits:
     retry_only_transient: bool
     report_refund_failures: bool
     read_date: Callable[[str, date], date | None]
+    follow_pages: bool
+    confirm_near_matches: bool
+    error_words_mean_failure: bool
+    recheck_past_estimates: bool
+
+    def read_as_done(self, outcome: Outcome) -> bool:
+        """Whether the brain takes ``outcome`` for a success: an error never is, and with
+        ``error_words_mean_failure`` neither is a result that mentions one."""
+        if not outcome.ok:
+            return False
+        return not (
+            self.error_words_mean_failure and _ERROR_WORDS.search(json.dumps(outcome.result))
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPage:
+    """One page of ``search_orders``: the account it matched, its orders, the page after."""
+
+    account: str | None
+    orders: list[OrderInfo]
+    next_page: int | None
+
+    @classmethod
+    def read(cls, result: Any) -> SearchPage:
+        """A page as the tool returns it; a bare list is one page of orders, with no account."""
+        if isinstance(result, list):
+            return cls(None, [o for o in result if isinstance(o, dict)], None)
+        page = result if isinstance(result, dict) else {}
+        orders = page.get("orders")
+        following = page.get("next_page")
+        account = page.get("customer_email")
+        return cls(
+            account if isinstance(account, str) else None,
+            [o for o in orders if isinstance(o, dict)] if isinstance(orders, list) else [],
+            following if isinstance(following, int) and not isinstance(following, bool) else None,
+        )
 
 
 def say(text: str) -> Reply:
@@ -66,11 +107,14 @@ def next_step(conversation: Conversation, habits: Habits) -> Reply:
     """The next reply: a tool call, or this turn's answer."""
     order_id = conversation.order_id
     if order_id is None:
-        if conversation.email:
-            return _orders(conversation, conversation.email)
-        return say(
-            "I can help with that. What is your order number? It is in your confirmation email."
-        )
+        if not conversation.email:
+            return say(
+                "I can help with that. What is your order number? It is in your confirmation email."
+            )
+        found = _orders(conversation, conversation.email, habits)
+        if isinstance(found, Reply):
+            return found
+        order_id = found
     order = _order(conversation, order_id, habits)
     if isinstance(order, Reply):
         return order
@@ -97,10 +141,29 @@ def describe_order(order_id: str, order: OrderInfo) -> str:
     return f"Order {order_id} is {status}."
 
 
+def _done(conversation: Conversation, habits: Habits, name: str, **arguments: Any) -> list[Outcome]:
+    """The calls of ``name`` with ``arguments`` that the brain reads as successes, oldest first."""
+    return [o for o in conversation.of(name, **arguments) if habits.read_as_done(o)]
+
+
+def _past_estimate(order: OrderInfo, today: date) -> bool:
+    """Whether an order on its way is expected on a day already gone: a stale record."""
+    expected = order.get("expected_delivery")
+    try:
+        return order.get("status") != "delivered" and date.fromisoformat(str(expected)) < today
+    except ValueError:
+        return False
+
+
 def _order(conversation: Conversation, order_id: str, habits: Habits) -> OrderInfo | Reply:
-    found = conversation.succeeded("lookup_order", order_id=order_id)
-    if found is not None:
-        return found.result if isinstance(found.result, dict) else {}
+    found = _done(conversation, habits, "lookup_order", order_id=order_id)
+    if found:
+        order: OrderInfo = found[-1].result if isinstance(found[-1].result, dict) else {}
+        if habits.recheck_past_estimates and _past_estimate(order, conversation.today):
+            if len(found) < 2:  # a stale record: read it again, once
+                return call(conversation, "lookup_order", order_id=order_id)
+            return {**order, "expected_delivery": None}  # still stale: no date to give
+        return order
     failed = conversation.of("lookup_order", this_turn=True, order_id=order_id)
     if not failed:
         return call(conversation, "lookup_order", order_id=order_id)
@@ -116,30 +179,49 @@ def _order(conversation: Conversation, order_id: str, habits: Habits) -> OrderIn
     )
 
 
-def _orders(conversation: Conversation, email: str) -> Reply:
-    found = conversation.succeeded("search_orders", customer_email=email)
-    if found is None:
+def _orders(conversation: Conversation, email: str, habits: Habits) -> Reply | str:
+    """The order the customer means, found by their email: the id of their latest order when
+    they asked about it; else the next call, or the answer (their orders, or a question)."""
+    outcomes = _done(conversation, habits, "search_orders", customer_email=email)
+    if not outcomes:
         if not conversation.of("search_orders", this_turn=True, customer_email=email):
             return call(conversation, "search_orders", customer_email=email)
         return say("I'm sorry, I couldn't search for your orders just now. Please try again.")
-    orders = [o for o in found.result if isinstance(o, dict)] if found.result else []
+    pages = [SearchPage.read(outcome.result) for outcome in outcomes]
+    account = pages[0].account
+    if habits.confirm_near_matches and account is not None and account != email.lower():
+        return say(
+            f"I couldn't find an account under exactly {email}; the closest match is another"
+            " address, so I haven't looked at its orders. Could you check the email on your"
+            " account, or give me the order number from your confirmation email?"
+        )
+    following = pages[-1].next_page
+    asked = following is not None and conversation.of(
+        "search_orders", customer_email=email, page=following
+    )
+    if habits.follow_pages and following is not None and not asked:
+        return call(conversation, "search_orders", customer_email=email, page=following)
+    orders = [order for page in pages for order in page.orders]
     if not orders:
         return say(
             f"I couldn't find any orders under {email}. Could you give me the order number"
             " from your confirmation email?"
         )
+    if asks_for_latest(conversation.user_turns):
+        latest = max(orders, key=lambda o: (str(o.get("order_date")), str(o.get("order_id"))))
+        return str(latest.get("order_id"))
     listed = "; ".join(f"{o.get('order_id')} ({o.get('status')})" for o in orders)
     return say(f"I found these orders under {email}: {listed}. Which one can I help with?")
 
 
 def _verification(
-    conversation: Conversation, order_id: str, order: OrderInfo, action: str
+    conversation: Conversation, order_id: str, order: OrderInfo, action: str, habits: Habits
 ) -> Reply | None:
     """``None`` once the order's owner is verified; else the call or question that is next."""
     customer = order.get("customer_id")
     for outcome in conversation.of("verify_identity"):
         result = outcome.result if isinstance(outcome.result, dict) else {}
-        if outcome.ok and (
+        if habits.read_as_done(outcome) and (
             result.get("order_id") == order_id or result.get("customer_id") == customer
         ):
             return None
@@ -159,10 +241,12 @@ def _verification(
 
 def _refund(conversation: Conversation, order_id: str, order: OrderInfo, habits: Habits) -> Reply:
     if habits.verify_before_refund:
-        pending = _verification(conversation, order_id, order, "refund")
+        pending = _verification(conversation, order_id, order, "refund", habits)
         if pending is not None:
             return pending
-    checked = conversation.succeeded("check_refund_policy", order_id=order_id)
+    checked = next(
+        reversed(_done(conversation, habits, "check_refund_policy", order_id=order_id)), None
+    )
     if checked is None:
         if not conversation.of("check_refund_policy", this_turn=True, order_id=order_id):
             return call(conversation, "check_refund_policy", order_id=order_id)
@@ -189,7 +273,7 @@ def _refund(conversation: Conversation, order_id: str, order: OrderInfo, habits:
 
 def _refund_answer(order_id: str, attempt: Outcome, habits: Habits) -> str:
     result = attempt.result if isinstance(attempt.result, dict) else {}
-    if attempt.ok or not habits.report_refund_failures:
+    if habits.read_as_done(attempt) or not habits.report_refund_failures:
         amount = float(result.get("amount", attempt.arguments.get("amount", 0.0)))
         ref = f" (refund {result['refund_id']})" if "refund_id" in result else ""
         return (
@@ -205,7 +289,7 @@ def _refund_answer(order_id: str, attempt: Outcome, habits: Habits) -> str:
 def _reschedule(
     conversation: Conversation, order_id: str, order: OrderInfo, habits: Habits
 ) -> Reply:
-    pending = _verification(conversation, order_id, order, "reschedule")
+    pending = _verification(conversation, order_id, order, "reschedule", habits)
     if pending is not None:
         return pending
     day = next(
@@ -226,7 +310,7 @@ def _reschedule(
         return call(
             conversation, "reschedule_delivery", order_id=order_id, new_date=day.isoformat()
         )
-    if attempts[-1].ok:
+    if habits.read_as_done(attempts[-1]):
         return say(
             f"Done: the delivery of order {order_id} has been rescheduled to {spelled(day)}."
         )

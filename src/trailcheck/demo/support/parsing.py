@@ -30,6 +30,8 @@ _INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ("orders", re.compile(r"\border(?:s)?\b.*\b(?:my|recent)\b|\bmy\b.*\borders\b", re.I)),
 )
 
+_LATEST = re.compile(r"\b(?:latest|last|newest|most\s+recent)\s+order\b", re.IGNORECASE)
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = (
     "january",
@@ -70,6 +72,11 @@ def order_id_in(texts: Iterable[str]) -> str | None:
 
 def email_in(texts: Iterable[str]) -> str | None:
     return last_match(EMAIL, texts)
+
+
+def asks_for_latest(texts: Iterable[str]) -> bool:
+    """Whether the customer asked about their latest order, without naming it."""
+    return any(_LATEST.search(text) for text in texts)
 
 
 def proof_in(texts: Iterable[str]) -> str | None:

@@ -35,6 +35,7 @@ ORDER_ID_PATTERN = r"^A-\d{4}$"
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 PROOF_PATTERN = r"^(\d{4}-\d{2}-\d{2}|\d{4})$"
 ISO_DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+SEARCH_PAGE_SIZE = 5
 
 OrderId = Annotated[
     str, Field(description="The order id, as A- and four digits: A-1001.", pattern=ORDER_ID_PATTERN)
@@ -97,27 +98,41 @@ class SupportShop:
             str,
             Field(description="The customer's email address.", pattern=EMAIL_PATTERN),
         ],
-    ) -> list[dict[str, Any]]:
+        page: Annotated[
+            int, Field(description="Which page, from 1: the previous page's next_page.", ge=1)
+        ] = 1,
+    ) -> dict[str, Any]:
         """Find a customer's orders by email, when they do not know the order id.
 
-        Returns a list of ``{order_id, status, order_date, total}``, oldest first; an empty list
-        means no orders under that email (ask for the order id instead). Reads only.
+        Returns ``{customer_email, orders, page, next_page}``: the address of the account the
+        orders belong to; a page of ``{order_id, status, order_date, total}``, oldest first,
+        five to a page; and the page to ask for next, null on the last one. No orders under
+        that email is an empty list (ask for the order id instead). Reads only.
         """
         email = _checked(customer_email, EMAIL_PATTERN, "email").strip().lower()
+        if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+            raise ToolError(f"page must be a whole number from 1, got {page!r}")
         owners = {c.customer_id for c in self._customers.values() if c.email == email}
         found = sorted(
             (o for o in self._orders.values() if o.customer_id in owners),
             key=lambda o: (o.order_date, o.order_id),
         )
-        return [
-            {
-                "order_id": o.order_id,
-                "status": o.status,
-                "order_date": o.order_date,
-                "total": o.total,
-            }
-            for o in found
-        ]
+        start = (page - 1) * SEARCH_PAGE_SIZE
+        shown = found[start : start + SEARCH_PAGE_SIZE]
+        return {
+            "customer_email": email,
+            "orders": [
+                {
+                    "order_id": o.order_id,
+                    "status": o.status,
+                    "order_date": o.order_date,
+                    "total": o.total,
+                }
+                for o in shown
+            ],
+            "page": page,
+            "next_page": page + 1 if len(found) > start + SEARCH_PAGE_SIZE else None,
+        }
 
     def lookup_order(self, order_id: OrderId) -> dict[str, Any]:
         """Look up one order: its status, items, dates and how much was already refunded.

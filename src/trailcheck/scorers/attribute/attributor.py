@@ -8,6 +8,7 @@ from typing import Protocol
 
 from trailcheck.cases import Case
 from trailcheck.scorers.arguments import ArgumentsScorer
+from trailcheck.scorers.attribute.awkward import awkward_results, misreadings
 from trailcheck.scorers.attribute.departures import policy_leads, trajectory_leads
 from trailcheck.scorers.attribute.ending import (
     efficiency_leads,
@@ -47,11 +48,12 @@ def attribute(
     if grade.status != "failed":
         return None
     failed = {score.scorer for score in grade.scores if not score.passed}
-    steps = Steps(trace)
+    steps = Steps(trace, awkward_results(trace, case))
     leads: list[Lead] = []
     for scorer in case_scorers(case) if scorers is None else scorers:
         if scorer.name in failed:
             leads += _leads(trace, case, scorer, steps)
+    leads = misreadings(trace, leads, steps)
     return choose(leads, steps) or choose(infrastructure_leads(trace, case), steps)
 
 

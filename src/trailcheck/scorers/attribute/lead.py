@@ -8,9 +8,10 @@ ended.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from trailcheck.cases import AwkwardKind
 from trailcheck.scorers.attribution import Attribution, AttributionCategory
 from trailcheck.scorers.steps import trace_steps
 from trailcheck.scorers.termination import answer_span
@@ -49,10 +50,12 @@ class Lead:
 
 
 class Steps:
-    """The steps of one trace (:func:`~trailcheck.scorers.steps.trace_steps`), and the
-    spans that leads about the end of the run name."""
+    """The steps of one trace (:func:`~trailcheck.scorers.steps.trace_steps`), the spans that
+    leads about the end of the run name, and the calls whose result the case declares correct
+    but awkward (``awkward``: span id to kind; :mod:`.awkward`)."""
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, awkward: Mapping[str, AwkwardKind] | None = None) -> None:
+        self.awkward: Mapping[str, AwkwardKind] = awkward or {}
         self.spans = trace_steps(trace)
         self.number = {span.span_id: step for step, span in enumerate(self.spans, start=1)}
         answering = answer_span(trace)

@@ -7,7 +7,8 @@ When it holds both, the tool was right and the agent misread it: the lead is the
 the wrong value (the agent's step), and the evidence names the tool. A wrong value that no
 earlier result holds is the agent's own: a wrong argument. The symptom is the first call that
 carried the wrong value and failed; for a tool's wrong data without one, the first call that
-carried it.
+carried it. A result the case declares correct but awkward (:mod:`.awkward`) is never wrong
+data: a wrong value taken from it was misread, at the call that used it.
 
 A state value other than expected is traced through the first call whose arguments carried it
 (then as an argument), else to the first tool whose result held it (that tool's wrong data).
@@ -34,6 +35,7 @@ from trailcheck.cases import (
     TextComparator,
 )
 from trailcheck.scorers.arguments import ArgumentsScorer, expectation_pairs
+from trailcheck.scorers.attribute.awkward import describe_awkward
 from trailcheck.scorers.attribute.lead import Lead, Steps
 from trailcheck.scorers.comparison import compare_field, describe_expected, json_equal, render
 from trailcheck.scorers.state import StateScorer, compare_state
@@ -136,6 +138,13 @@ def value_lead(
     if source is None:
         return Lead(call.span_id, "wrong_argument", described, failed)
     origin = f"{source.name} (step {steps.number.get(source.span_id, '?')})"
+    if source.span_id in steps.awkward:  # the case says the result was right: it was misread
+        held = "" if expected.found_in(source.result) else f" and not the expected {expected.shown}"
+        evidence = (
+            f"{described}; {describe_awkward(source.span_id, steps)}, holding {render(actual)}"
+            f"{held}: the agent misread it"
+        )
+        return Lead(call.span_id, "misread_tool_result", evidence, failed)
     if expected.found_in(source.result):
         evidence = (
             f"{described}; {origin} returned both {render(actual)} and the expected"
