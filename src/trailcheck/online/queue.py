@@ -17,11 +17,12 @@ jobs whose lease expired (their worker died), marking each leased to the worker 
 LOCKED``, so workers claiming at once take different jobs without waiting on each other; on
 SQLite the claim is one write transaction, and those take turns.
 
-**Finishing.** :func:`finish` records the execution and, for a final outcome, the score (and
-the finding of a failure) in the transaction that closes the job, and only while the worker
-still holds the lease of that attempt: a worker whose lease expired and was taken over writes
-its execution (``lost_lease``: it happened, and may have cost a model call) but no score. A
-score's key is (evaluator, version, trace), so a trace is scored at most once per version.
+**Closing.** :func:`close_jobs` closes a batch of jobs in one transaction: each job's new state
+with its execution and, for a verdict, the score (and the finding of a failure), only while
+the worker still holds the lease of that attempt: a worker whose lease expired and was taken
+over writes its execution (``lost_lease``: it happened, and may have cost a model call) but no
+score. A score's key is (evaluator, version, trace), so a trace is scored at most once per
+version. One transaction a batch, not one a job: a commit is the cost of a job otherwise.
 """
 
 from __future__ import annotations
@@ -31,7 +32,17 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import orjson
-from sqlalchemy import Connection, Engine, and_, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    bindparam,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from trailcheck.online.config import Evaluator
 from trailcheck.online.sampling import is_sampled, sampling_key
@@ -43,15 +54,14 @@ from trailcheck.trace import Finding, Trace
 __all__ = [
     "FINAL_STATES",
     "HOLE_TTL_NS",
+    "Closing",
     "Job",
     "JobState",
     "claim",
-    "defer",
-    "finish",
+    "close_jobs",
     "judge_spend",
     "plan",
     "register",
-    "retry",
 ]
 
 JobState = Literal["due", "leased", "scored", "skipped", "failed", "quarantined"]
@@ -293,109 +303,124 @@ def claim(
     return sorted(jobs, key=lambda job: job.id)
 
 
-def _held(job: Job, worker: str) -> Any:
-    """The job's row, while ``worker`` still holds the lease of this attempt."""
-    return and_(
-        _jobs.c.id == job.id,
-        _jobs.c.state == "leased",
-        _jobs.c.lease_owner == worker,
-        _jobs.c.attempts == job.attempts,
+@dataclass(frozen=True, slots=True)
+class Closing:
+    """What becomes of one leased job: its new ``state`` (a final one, or ``due`` again at
+    ``next_attempt_ns``), the execution to record (none for a job put back untried), and for
+    a verdict the score and the finding. ``untried``: the attempt did not happen (a budget was
+    spent), so it is not counted."""
+
+    job: Job
+    state: JobState
+    execution: dict[str, Any] | None = None
+    score: dict[str, Any] | None = None
+    finding: Finding | None = None
+    error: str | None = None
+    next_attempt_ns: int | None = None
+    untried: bool = False
+
+
+def close_jobs(engine: Engine, worker: str, now_ns: int, closings: Sequence[Closing]) -> set[int]:
+    """Close a batch of jobs in one transaction: each job ``worker`` still holds (the lease of
+    that attempt) takes its new state, with its execution, score and finding; each it no
+    longer holds keeps its row as the worker that took it over leaves it, and its execution is
+    recorded as ``lost_lease`` (it happened, and may have cost a model call). Returns the ids
+    of the jobs closed. On PostgreSQL the held rows are locked first, so no other worker can
+    take one over between the check and the write."""
+    if not closings:
+        return set()
+    with engine.begin() as connection:
+        held = _still_held(connection, worker, closings)
+        kept = [c for c in closings if c.job.id in held]
+        _update_jobs(connection, kept, now_ns)
+        executions = [
+            c.execution if c.job.id in held else {**c.execution, "outcome": "lost_lease"}
+            for c in closings
+            if c.execution is not None
+        ]
+        ids = dict(
+            zip(
+                (c.job.id for c in closings if c.execution is not None),
+                _record_all(connection, executions),
+                strict=True,
+            )
+        )
+        scores = [{**c.score, "execution_id": ids[c.job.id]} for c in kept if c.score is not None]
+        if scores:
+            connection.execute(insert(schema.online_scores), scores)
+        findings = [c.finding for c in kept if c.finding is not None]
+        if findings:
+            write_findings(connection, findings)
+    return held
+
+
+def _still_held(connection: Connection, worker: str, closings: Sequence[Closing]) -> set[int]:
+    attempts = {c.job.id: c.job.attempts for c in closings}
+    rows = connection.execute(
+        select(_jobs.c.id, _jobs.c.attempts)
+        .where(
+            _jobs.c.id.in_(list(attempts))
+            & (_jobs.c.state == "leased")
+            & (_jobs.c.lease_owner == worker)
+        )
+        .with_for_update()
     )
+    return {job_id for job_id, tried in rows if attempts[job_id] == tried}
 
 
-def finish(
-    engine: Engine,
-    job: Job,
-    worker: str,
-    now_ns: int,
-    *,
-    state: JobState,
-    execution: dict[str, Any],
-    score: dict[str, Any] | None = None,
-    finding: Finding | None = None,
-    error: str | None = None,
-) -> bool:
-    """Close the job as ``state`` (final), recording ``execution`` and, when given, the score
-    and the finding, all in one transaction. False, with the execution recorded as
-    ``lost_lease`` and nothing else, when the worker no longer holds the job."""
-    with engine.begin() as connection:
-        closed = connection.execute(
+def _update_jobs(connection: Connection, kept: Sequence[Closing], now_ns: int) -> None:
+    """The new states, in one statement a shape: closed for good, tried again later, put back
+    untried (its attempt given back)."""
+    released = {"lease_owner": None, "lease_expires_ns": None, "updated_ns": now_ns}
+    by_id = _jobs.c.id == bindparam("job_id")
+    final = [c for c in kept if c.state != "due"]
+    retried = [c for c in kept if c.state == "due" and not c.untried]
+    untried = [c for c in kept if c.state == "due" and c.untried]
+    if final:
+        connection.execute(
             update(_jobs)
-            .where(_held(job, worker))
-            .values(
-                state=state,
-                lease_owner=None,
-                lease_expires_ns=None,
-                last_error=error,
-                updated_ns=now_ns,
-            )
-        ).rowcount
-        if closed != 1:
-            _record(connection, {**execution, "outcome": "lost_lease"})
-            return False
-        execution_id = _record(connection, execution)
-        if score is not None:
-            connection.execute(
-                insert(schema.online_scores), {**score, "execution_id": execution_id}
-            )
-        if finding is not None:
-            write_findings(connection, [finding])
-        return True
-
-
-def retry(
-    engine: Engine,
-    job: Job,
-    worker: str,
-    now_ns: int,
-    *,
-    next_attempt_ns: int,
-    execution: dict[str, Any],
-    error: str,
-) -> bool:
-    """Give the job back to be tried again at ``next_attempt_ns``, recording ``execution``."""
-    with engine.begin() as connection:
-        given_back = connection.execute(
+            .where(by_id)
+            .values(state=bindparam("new_state"), last_error=bindparam("new_error"), **released),
+            [{"job_id": c.job.id, "new_state": c.state, "new_error": c.error} for c in final],
+        )
+    if retried:
+        connection.execute(
             update(_jobs)
-            .where(_held(job, worker))
+            .where(by_id)
             .values(
                 state="due",
-                next_attempt_ns=next_attempt_ns,
-                lease_owner=None,
-                lease_expires_ns=None,
-                last_error=error,
-                updated_ns=now_ns,
-            )
-        ).rowcount
-        _record(
-            connection, execution if given_back == 1 else {**execution, "outcome": "lost_lease"}
+                next_attempt_ns=bindparam("new_next"),
+                last_error=bindparam("new_error"),
+                **released,
+            ),
+            [
+                {"job_id": c.job.id, "new_next": c.next_attempt_ns, "new_error": c.error}
+                for c in retried
+            ],
         )
-        return given_back == 1
-
-
-def defer(engine: Engine, job: Job, worker: str, now_ns: int, *, until_ns: int) -> bool:
-    """Give the job back untried until ``until_ns`` (a budget was spent): not an attempt."""
-    with engine.begin() as connection:
-        return (
-            connection.execute(
-                update(_jobs)
-                .where(_held(job, worker))
-                .values(
-                    state="due",
-                    next_attempt_ns=until_ns,
-                    attempts=_jobs.c.attempts - 1,
-                    lease_owner=None,
-                    lease_expires_ns=None,
-                    updated_ns=now_ns,
-                )
-            ).rowcount
-            == 1
+    if untried:
+        connection.execute(
+            update(_jobs)
+            .where(by_id)
+            .values(
+                state="due",
+                next_attempt_ns=bindparam("new_next"),
+                attempts=_jobs.c.attempts - 1,
+                **released,
+            ),
+            [{"job_id": c.job.id, "new_next": c.next_attempt_ns} for c in untried],
         )
 
 
-def _record(connection: Connection, execution: dict[str, Any]) -> int:
+def _record_all(connection: Connection, executions: Sequence[dict[str, Any]]) -> list[int]:
+    """Insert the execution rows; their ids, in their order."""
+    if not executions:
+        return []
     table = schema.online_executions
-    return int(connection.execute(insert(table).returning(table.c.id), execution).scalar_one())
+    rows = connection.execute(
+        insert(table).returning(table.c.id, sort_by_parameter_order=True), list(executions)
+    )
+    return [int(row_id) for (row_id,) in rows]
 
 
 def judge_spend(engine: Engine, since_ns: int) -> tuple[int, int]:

@@ -56,15 +56,13 @@ from trailcheck.online.evaluate import (
 )
 from trailcheck.online.notices import AlertNotice
 from trailcheck.online.queue import (
+    Closing,
     Job,
-    JobState,
     claim,
-    defer,
-    finish,
+    close_jobs,
     judge_spend,
     plan,
     register,
-    retry,
 )
 from trailcheck.rate_limit import Backoff
 from trailcheck.scorers.score import Scorer
@@ -153,6 +151,22 @@ class _Stored:
     content_hash: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Closed:
+    """A job run, and what it counts as in the pass once its closing is kept."""
+
+    closing: Closing
+    counted: str
+
+
+@dataclass(slots=True)
+class _Spend:
+    """Judge calls and tokens of the batch running, not yet recorded in the store."""
+
+    calls: int = 0
+    tokens: int = 0
+
+
 @dataclass(slots=True)
 class _Attempt:
     """One execution being recorded."""
@@ -202,6 +216,7 @@ class OnlineWorker:
         self._fraction = random_fraction
         self._evaluators = {(e.name, e.version): e for e in config.evaluators if e.sampling > 0}
         # Each scorer built once, not once a trace.
+        self._reserved = _Spend()
         self._scorers: dict[tuple[str, str], Scorer] = {
             key: online_scorer(e.scorer) for key, e in self._evaluators.items() if e.scorer
         }
@@ -269,16 +284,28 @@ class OnlineWorker:
         )
 
     async def _run_jobs(self, jobs: Sequence[Job]) -> PassSummary:
+        """Run a batch of jobs, then close them all in one transaction."""
         stored = self._stored([job.trace_id for job in jobs])
         gate = asyncio.Semaphore(self.settings.concurrency)
+        self._reserved = _Spend()
 
-        async def run(job: Job) -> PassSummary:
+        async def run(job: Job) -> _Closed:
             async with gate:
                 return await self._run_job(job, stored.get(job.trace_id))
 
+        closed = await asyncio.gather(*(run(job) for job in jobs))
+        held = close_jobs(
+            self.store.engine,
+            self.settings.worker_id,
+            self._clock(),
+            [done.closing for done in closed],
+        )
         summary = PassSummary()
-        for done in await asyncio.gather(*(run(job) for job in jobs)):
-            summary.add(done)
+        for done in closed:
+            if done.closing.job.id in held:
+                summary.add(PassSummary(**{done.counted: 1}))
+            else:
+                summary.add(PassSummary(lost_lease=1))
         return summary
 
     def _stored(self, trace_ids: Sequence[str]) -> dict[str, _Stored]:
@@ -294,12 +321,12 @@ class OnlineWorker:
 
     # --- one job --------------------------------------------------------------------------
 
-    async def _run_job(self, job: Job, stored: _Stored | None) -> PassSummary:
+    async def _run_job(self, job: Job, stored: _Stored | None) -> _Closed:
         evaluator = self._evaluators[(job.name, job.version)]
         attempt = _Attempt(job, evaluator, stored.content_hash if stored else "", self._clock())
         if stored is None:
             outcome = EvaluatorOutcome("skipped", "the trace is no longer stored")
-            return self._finish(attempt, outcome)
+            return self._verdict(attempt, outcome)
         try:
             trace = Trace.model_validate_json(stored.content)
         except ValueError as error:
@@ -312,15 +339,15 @@ class OnlineWorker:
             # error and its stack kept, and the queue goes on.
             except Exception as error:  # noqa: BLE001
                 return self._quarantine(attempt, error)
-            return self._finish(attempt, outcome)
+            return self._verdict(attempt, outcome)
         return await self._judge_job(attempt, trace)
 
-    async def _judge_job(self, attempt: _Attempt, trace: Trace) -> PassSummary:
+    async def _judge_job(self, attempt: _Attempt, trace: Trace) -> _Closed:
         over_until = self._over_budget()
         if over_until is not None:
-            worker = self.settings.worker_id
-            defer(self.store.engine, attempt.job, worker, self._clock(), until_ns=over_until)
-            return PassSummary(deferred=1)
+            closing = Closing(attempt.job, "due", next_attempt_ns=over_until, untried=True)
+            return _Closed(closing, "deferred")
+        self._reserved.calls += 1  # before the call: judgings in flight count against it
         assert self._judge is not None  # refused at construction otherwise
         try:
             result = await evaluate_judge(attempt.evaluator, trace, self._judge)
@@ -328,23 +355,26 @@ class OnlineWorker:
         # that answered nothing usable is; the error is recorded with each attempt.
         except Exception as error:  # noqa: BLE001
             result = Unjudged(f"{type(error).__name__}: {error}")
+        self._reserved.tokens += (result.input_tokens or 0) + (result.output_tokens or 0)
         if isinstance(result, EvaluatorOutcome):
-            return self._finish(attempt, result)
+            return self._verdict(attempt, result)
         return self._retry_or_give_up(attempt, result)
 
     def _over_budget(self) -> int | None:
-        """When the judges may call again, if a budget is spent now; else None."""
+        """When the judges may call again, if a budget is spent now; else None. Spent: the
+        store's judge executions of the last hour, and this batch's calls not yet recorded."""
         budget = self.settings.budget
         if budget.calls is None and budget.tokens is None:
             return None
         now = self._clock()
         calls, tokens = judge_spend(self.store.engine, now - _HOUR_NS)
+        calls, tokens = calls + self._reserved.calls, tokens + self._reserved.tokens
         spent = (budget.calls is not None and calls >= budget.calls) or (
             budget.tokens is not None and tokens >= budget.tokens
         )
         return oldest_in_hour(self.store, now) + _HOUR_NS if spent else None
 
-    def _finish(self, attempt: _Attempt, outcome: EvaluatorOutcome) -> PassSummary:
+    def _verdict(self, attempt: _Attempt, outcome: EvaluatorOutcome) -> _Closed:
         job, evaluator, now = attempt.job, attempt.evaluator, self._clock()
         score = finding = None
         if outcome.kind != "skipped":
@@ -371,63 +401,46 @@ class OnlineWorker:
                 evidence=outcome.evidence,
                 source=f"online:{evaluator.name}@{evaluator.version}",
             )
-        execution = self._execution(attempt, outcome.kind, outcome=outcome)
-        state: JobState = "skipped" if outcome.kind == "skipped" else "scored"
-        kept = finish(
-            self.store.engine,
+        closing = Closing(
             job,
-            self.settings.worker_id,
-            now,
-            state=state,
-            execution=execution,
+            "skipped" if outcome.kind == "skipped" else "scored",
+            execution=self._execution(attempt, outcome.kind, outcome=outcome),
             score=score,
             finding=finding,
         )
-        if not kept:
-            return PassSummary(lost_lease=1)
-        return PassSummary(**{outcome.kind: 1})
+        return _Closed(closing, outcome.kind)
 
-    def _quarantine(self, attempt: _Attempt, error: BaseException) -> PassSummary:
+    def _quarantine(self, attempt: _Attempt, error: BaseException) -> _Closed:
         text = "".join(traceback.format_exception(error))
-        summary = f"{type(error).__name__}: {error}"
-        execution = self._execution(attempt, "crashed", error=text)
-        kept = finish(
-            self.store.engine,
+        closing = Closing(
             attempt.job,
-            self.settings.worker_id,
-            self._clock(),
-            state="quarantined",
-            execution=execution,
-            error=summary,
+            "quarantined",
+            execution=self._execution(attempt, "crashed", error=text),
+            error=f"{type(error).__name__}: {error}",
         )
-        return PassSummary(quarantined=1) if kept else PassSummary(lost_lease=1)
+        return _Closed(closing, "quarantined")
 
-    def _retry_or_give_up(self, attempt: _Attempt, unjudged: Unjudged) -> PassSummary:
-        job, now, worker = attempt.job, self._clock(), self.settings.worker_id
+    def _retry_or_give_up(self, attempt: _Attempt, unjudged: Unjudged) -> _Closed:
+        job, now = attempt.job, self._clock()
         if job.attempts >= self.settings.max_attempts:
-            execution = self._execution(attempt, "gave_up", error=unjudged.reason, spent=unjudged)
-            kept = finish(
-                self.store.engine,
+            closing = Closing(
                 job,
-                worker,
-                now,
-                state="failed",
-                execution=execution,
+                "failed",
+                execution=self._execution(
+                    attempt, "gave_up", error=unjudged.reason, spent=unjudged
+                ),
                 error=f"no verdict after {job.attempts} attempts: {unjudged.reason}",
             )
-            return PassSummary(gave_up=1) if kept else PassSummary(lost_lease=1)
+            return _Closed(closing, "gave_up")
         wait_s = self.settings.backoff.delay(job.attempts, self._fraction())
-        execution = self._execution(attempt, "retry", error=unjudged.reason, spent=unjudged)
-        kept = retry(
-            self.store.engine,
+        closing = Closing(
             job,
-            worker,
-            now,
-            next_attempt_ns=now + int(wait_s * 1e9),
-            execution=execution,
+            "due",
+            execution=self._execution(attempt, "retry", error=unjudged.reason, spent=unjudged),
             error=unjudged.reason,
+            next_attempt_ns=now + int(wait_s * 1e9),
         )
-        return PassSummary(retried=1) if kept else PassSummary(lost_lease=1)
+        return _Closed(closing, "retried")
 
     def _execution(
         self,
