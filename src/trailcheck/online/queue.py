@@ -268,21 +268,36 @@ def claim(
     of_versions = or_(
         *((_jobs.c.name == name) & (_jobs.c.version == version) for name, version in versions)
     )
-    ready = or_(
-        (_jobs.c.state == "due") & (_jobs.c.due_ns <= now_ns) & (_jobs.c.next_attempt_ns <= now_ns),
-        (_jobs.c.state == "leased") & (_jobs.c.lease_expires_ns <= now_ns),
-    )
-    chosen = (
+    # Two selects, not one with an OR: each then walks the (state, due_ns) index to the jobs it
+    # wants, where one OR made the database sort every job of the version, finished or not.
+    due = (
         select(_jobs.c.id)
-        .where(of_versions & ready)
+        .where(
+            (_jobs.c.state == "due")
+            & (_jobs.c.due_ns <= now_ns)
+            & (_jobs.c.next_attempt_ns <= now_ns)
+            & of_versions
+        )
+        .order_by(_jobs.c.due_ns, _jobs.c.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    expired = (
+        select(_jobs.c.id)
+        .where((_jobs.c.state == "leased") & (_jobs.c.lease_expires_ns <= now_ns) & of_versions)
         .order_by(_jobs.c.due_ns, _jobs.c.id)
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
     with engine.begin() as connection:
+        taken = list(connection.execute(expired).scalars())
+        if len(taken) < limit:
+            taken += connection.execute(due.limit(limit - len(taken))).scalars()
+        if not taken:
+            return []
         rows = connection.execute(
             update(_jobs)
-            .where(_jobs.c.id.in_(chosen.scalar_subquery()))
+            .where(_jobs.c.id.in_(taken))
             .values(
                 state="leased",
                 lease_owner=worker,

@@ -42,6 +42,14 @@ def scorer_classes() -> Mapping[str, type[Scorer]]:
     return found
 
 
+@cache
+def _adapter(cls: type[Scorer]) -> TypeAdapter[Any]:
+    """The validator of a scorer class, built once: building one costs about a millisecond,
+    more than most scorers take to grade a trace, and the online worker builds an evaluator's
+    scorer from its spec for every trace it scores."""
+    return TypeAdapter(cls)
+
+
 def _default(field: dataclasses.Field[Any]) -> Any:
     if field.default_factory is not dataclasses.MISSING:
         return field.default_factory()
@@ -52,7 +60,7 @@ def scorer_to_spec(scorer: Scorer) -> ScorerSpec:
     """The scorer's name and its settings that differ from their defaults, as JSON values."""
     if not dataclasses.is_dataclass(scorer):
         raise TypeError(f"a scorer is a dataclass whose fields are its settings: {scorer!r}")
-    adapter: TypeAdapter[Any] = TypeAdapter(type(scorer))
+    adapter = _adapter(type(scorer))
     data = adapter.dump_python(scorer, mode="json")
     fields = [f for f in dataclasses.fields(scorer) if f.init]
     # A setting without a default (the replay scorer's environment) is always written out.
@@ -92,7 +100,7 @@ def scorer_from_spec(spec: ScorerSpec) -> Scorer:
     try:
         # Strict JSON validation: settings come from a dataset file, so "0.5" is not a number,
         # while a JSON list still reads as a tuple setting.
-        scorer: Scorer = TypeAdapter(cls).validate_json(orjson.dumps(settings), strict=True)
+        scorer: Scorer = _adapter(cls).validate_json(orjson.dumps(settings), strict=True)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in error.errors()
