@@ -197,6 +197,7 @@ class Evaluator(BaseModel):
     )
 
     _definition: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _version: str = PrivateAttr(default="")
 
     @field_validator("rule")
     @classmethod
@@ -224,6 +225,10 @@ class Evaluator(BaseModel):
             # Only once: an evaluator placed in an OnlineConfig is validated again, without the
             # context that named its rules.
             self._definition = self._normalised(info)
+            # Hashed once: the worker names the version with every job it plans.
+            self._version = hashlib.sha256(_canonical_json(self._definition)).hexdigest()[
+                :DIGEST_CHARS
+            ]
         return self
 
     def _normalised(self, info: ValidationInfo) -> dict[str, Any]:
@@ -259,7 +264,7 @@ class Evaluator(BaseModel):
     @property
     def version(self) -> str:
         """The first 12 hex digits of the SHA-256 of the canonical definition."""
-        return hashlib.sha256(_canonical_json(self._definition)).hexdigest()[:DIGEST_CHARS]
+        return self._version
 
     @property
     def delay_seconds(self) -> int:

@@ -284,16 +284,23 @@ class OnlineWorker:
         )
 
     async def _run_jobs(self, jobs: Sequence[Job]) -> PassSummary:
-        """Run a batch of jobs, then close them all in one transaction."""
+        """Run a batch of jobs, then close them all in one transaction. The deterministic ones
+        run in turn (no task each: they never wait); judgings run ``concurrency`` at once."""
         stored = self._stored([job.trace_id for job in jobs])
         gate = asyncio.Semaphore(self.settings.concurrency)
         self._reserved = _Spend()
 
-        async def run(job: Job) -> _Closed:
+        async def judged(job: Job) -> _Closed:
             async with gate:
                 return await self._run_job(job, stored.get(job.trace_id))
 
-        closed = await asyncio.gather(*(run(job) for job in jobs))
+        judging = [job for job in jobs if self._evaluators[(job.name, job.version)].judge]
+        closed = [
+            self._run_deterministic(job, stored.get(job.trace_id))
+            for job in jobs
+            if not self._evaluators[(job.name, job.version)].judge
+        ]
+        closed += await asyncio.gather(*(judged(job) for job in judging))
         held = close_jobs(
             self.store.engine,
             self.settings.worker_id,
@@ -321,25 +328,37 @@ class OnlineWorker:
 
     # --- one job --------------------------------------------------------------------------
 
-    async def _run_job(self, job: Job, stored: _Stored | None) -> _Closed:
+    def _read(self, job: Job, stored: _Stored | None) -> tuple[_Attempt, Trace | _Closed]:
+        """The job's attempt, and its trace, or how the job closes when there is none."""
         evaluator = self._evaluators[(job.name, job.version)]
         attempt = _Attempt(job, evaluator, stored.content_hash if stored else "", self._clock())
         if stored is None:
             outcome = EvaluatorOutcome("skipped", "the trace is no longer stored")
-            return self._verdict(attempt, outcome)
+            return attempt, self._verdict(attempt, outcome)
         try:
-            trace = Trace.model_validate_json(stored.content)
+            return attempt, Trace.model_validate_json(stored.content)
         except ValueError as error:
+            return attempt, self._quarantine(attempt, error)
+
+    def _run_deterministic(self, job: Job, stored: _Stored | None) -> _Closed:
+        attempt, trace = self._read(job, stored)
+        if isinstance(trace, _Closed):
+            return trace
+        try:
+            scorer = self._scorers.get((job.name, job.version))
+            outcome = evaluate_deterministic(attempt.evaluator, trace, self._rules, scorer)
+        # An evaluator that raises is data: the trace is quarantined for it, with the error and
+        # its stack kept, and the queue goes on.
+        except Exception as error:  # noqa: BLE001
             return self._quarantine(attempt, error)
-        if evaluator.judge is None:
-            try:
-                scorer = self._scorers.get((job.name, job.version))
-                outcome = evaluate_deterministic(evaluator, trace, self._rules, scorer)
-            # An evaluator that raises is data: the trace is quarantined for it, with the
-            # error and its stack kept, and the queue goes on.
-            except Exception as error:  # noqa: BLE001
-                return self._quarantine(attempt, error)
-            return self._verdict(attempt, outcome)
+        return self._verdict(attempt, outcome)
+
+    async def _run_job(self, job: Job, stored: _Stored | None) -> _Closed:
+        if self._evaluators[(job.name, job.version)].judge is None:
+            return self._run_deterministic(job, stored)
+        attempt, trace = self._read(job, stored)
+        if isinstance(trace, _Closed):
+            return trace
         return await self._judge_job(attempt, trace)
 
     async def _judge_job(self, attempt: _Attempt, trace: Trace) -> _Closed:
