@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, func, insert, select
 
 from trailcheck.judge import JudgeItem
 from trailcheck.online import Evaluator, OnlineConfig, is_sampled
 from trailcheck.online import worker as worker_module
 from trailcheck.online.evaluate import JudgeResult, evaluate_deterministic
-from trailcheck.online.queue import claim
+from trailcheck.online.queue import MAX_HOLE_GAP, claim
 from trailcheck.online.worker import JudgeBudget, OnlineWorker, WorkerSettings
 from trailcheck.rate_limit import Backoff
 from trailcheck.scorers import Attribution
@@ -414,3 +414,22 @@ def test_a_policy_evaluator_fails_and_attributes_the_breaking_call(store: Store)
             select(table.c.attribution).where(table.c.trace_id == trace_id(0))
         ).scalar_one()
     assert Attribution.model_validate_json(text).category == "policy_breach"
+
+
+def test_a_wide_gap_of_deleted_traces_is_history_not_holes(store: Store) -> None:
+    store.ingest(traffic(3))
+    traces = schema.traces
+    with store.engine.begin() as connection:
+        row = dict(connection.execute(select(traces).where(traces.c.seq == 3)).mappings().one())
+        # A trace stored far past the others: the seqs between were taken by traces since
+        # deleted, and no commit will fill them.
+        late = {key: value for key, value in row.items() if key != "start_key"}
+        connection.execute(
+            insert(traces), {**late, "seq": 3 + MAX_HOLE_GAP + 5, "trace_id": "f" * 32}
+        )
+    worker = OnlineWorker(store, OnlineConfig(evaluators=[rule_evaluator(1.0)]))
+
+    assert worker.run_once().scored == 4
+    with store.engine.connect() as connection:
+        held = connection.execute(select(func.count()).select_from(schema.online_holes))
+        assert held.scalar_one() == 0

@@ -54,6 +54,7 @@ from trailcheck.trace import Finding, Trace
 __all__ = [
     "FINAL_STATES",
     "HOLE_TTL_NS",
+    "MAX_HOLE_GAP",
     "Closing",
     "Job",
     "JobState",
@@ -69,6 +70,9 @@ FINAL_STATES: Final[tuple[JobState, ...]] = ("scored", "skipped", "failed", "qua
 
 # How long a seq below a cursor may stay empty before no trace is expected there any more.
 HOLE_TTL_NS: Final = 3_600 * 10**9
+# The widest gap of seqs kept as holes: writers in flight at once take a few seqs each, while
+# a wider gap is traces deleted (retention), which no commit will fill.
+MAX_HOLE_GAP: Final = 10_000
 
 _jobs = schema.online_jobs
 _cursors = schema.online_cursors
@@ -132,7 +136,7 @@ def plan(engine: Engine, evaluator: Evaluator, now_ns: int, *, batch: int = 2_00
         _make_jobs(connection, evaluator, considered, now_ns)
         if rows:
             last = rows[-1].seq
-            _note_holes(connection, evaluator, cursor, last, {row.seq for row in rows}, now_ns)
+            _note_holes(connection, evaluator, cursor, rows, now_ns)
             connection.execute(update(_cursors).where(key).values(last_seq=last, updated_ns=now_ns))
         return len(considered)
 
@@ -176,21 +180,28 @@ def _filled_holes(connection: Connection, evaluator: Evaluator, now_ns: int) -> 
 
 
 def _note_holes(
-    connection: Connection,
-    evaluator: Evaluator,
-    cursor: int,
-    last: int,
-    present: Collection[int],
-    now_ns: int,
+    connection: Connection, evaluator: Evaluator, cursor: int, rows: Sequence[Any], now_ns: int
 ) -> None:
-    # A new cursor (0) starts below the first trace stored: seqs before the oldest kept trace
-    # are deleted history, not holes.
-    first = cursor + 1 if cursor else min(present)
-    missing = [seq for seq in range(first, last) if seq not in present]
-    holes = [
-        {"name": evaluator.name, "version": evaluator.version, "seq": seq, "noticed_ns": now_ns}
-        for seq in missing
-    ]
+    """Keep as holes the seqs missing between the cursor and the last of ``rows`` (in seq
+    order) that a transaction still in flight could fill: a gap is one when the trace after it
+    was stored within the hour and the gap is no wider than :data:`MAX_HOLE_GAP`. Older or
+    wider gaps are deleted history (a new cursor, 0, starts below the first trace kept)."""
+    holes = []
+    previous = cursor or rows[0].seq - 1
+    for row in rows:
+        gap = range(previous + 1, row.seq)
+        recent = row.ingested_ns >= now_ns - HOLE_TTL_NS
+        if gap and recent and len(gap) <= MAX_HOLE_GAP:
+            holes += [
+                {
+                    "name": evaluator.name,
+                    "version": evaluator.version,
+                    "seq": seq,
+                    "noticed_ns": now_ns,
+                }
+                for seq in gap
+            ]
+        previous = row.seq
     insert_or_ignore(connection, _holes, holes)
 
 
