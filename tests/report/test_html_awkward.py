@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from rich.console import Console
 
 from trailcheck.report.html import render_html
+from trailcheck.report.run_view import awkward_table, render_run
 from trailcheck.run.results import RunReport, dump_report
 
 from .test_html import Parsed
@@ -58,3 +60,17 @@ def test_the_html_shows_a_row_per_kind(v1_report: RunReport, v2_report: RunRepor
 def test_a_run_without_awkward_results_has_no_section(mixed_report: RunReport) -> None:
     assert mixed_report.awkward_results == {}
     assert 'id="awkward-results"' not in render_html(mixed_report)
+
+
+def test_the_terminal_report_shows_a_row_per_kind(
+    v1_report: RunReport, mixed_report: RunReport
+) -> None:
+    console = Console(width=200, record=True)
+    console.print(render_run(v1_report))
+    text = console.export_text()
+    section = text[text.index("Awkward tool results") :]
+    for kind, cases in CASES_BY_KIND.items():
+        row = next(line for line in section.splitlines() if line.lstrip("│ ").startswith(kind))
+        assert cases[0] in row
+        assert ("4/4" if kind == "empty_list" else "0/4") in row
+    assert awkward_table(mixed_report) is None

@@ -246,6 +246,26 @@ def render_overview(rows: Sequence[tuple[str, RunReport]], *, title: str, k: int
     return table
 
 
+def awkward_table(report: RunReport) -> Table | None:
+    """Per kind of awkward tool result the run's cases return: their cases and the trials'
+    pass rate with its interval (the HTML report's section, in the terminal); None without."""
+    if not report.awkward_results:
+        return None
+    table = Table(title="Awkward tool results", title_justify="left")
+    for heading in ("kind", "cases", "passed", "rate", "interval"):
+        table.add_column(heading, justify="left" if heading in ("kind", "cases") else "right")
+    for kind, rate in report.awkward_results.items():
+        cases = [shown(case.id) for case in report.cases if kind in case.awkward_results]
+        table.add_row(
+            kind,
+            ", ".join(cases),
+            f"{rate.count}/{rate.total}",
+            format_number(rate.value),
+            f"{format_bounds(rate.interval)} ({rate.interval.label()})",
+        )
+    return table
+
+
 def render_run(report: RunReport) -> RenderableType:
     """The whole terminal summary of ``report``."""
     warning = partial_warning(report)
@@ -258,6 +278,9 @@ def render_run(report: RunReport) -> RenderableType:
         legend(),
         render_failures(report),
     ]
+    awkward = awkward_table(report)
+    if awkward is not None:
+        parts.append(awkward)
     if report.comparison is not None:
         parts.append(render_comparison(report.comparison))
     if warning is not None:
