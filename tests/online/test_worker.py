@@ -19,7 +19,8 @@ from trailcheck.judge import JudgeItem
 from trailcheck.online import Evaluator, OnlineConfig, is_sampled
 from trailcheck.online import worker as worker_module
 from trailcheck.online.evaluate import JudgeResult, evaluate_deterministic
-from trailcheck.online.queue import MAX_HOLE_GAP, claim
+from trailcheck.online.planning import MAX_HOLE_GAP
+from trailcheck.online.queue import claim
 from trailcheck.online.worker import JudgeBudget, OnlineWorker, WorkerSettings
 from trailcheck.rate_limit import Backoff
 from trailcheck.scorers import Attribution

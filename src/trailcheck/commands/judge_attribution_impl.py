@@ -14,20 +14,23 @@ builds).
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-import orjson
 import typer
 
 from trailcheck.cases import Case, Dataset
 from trailcheck.cases.dump import dump_dataset
 from trailcheck.commands.import_summary import print_rejections
 from trailcheck.commands.judge import CalibrateRequest, ImportLabelsRequest
-from trailcheck.commands.judge_impl import JudgeModels, load_cases, write_json, write_jsonl
-from trailcheck.commands.output import stderr, stdout
+from trailcheck.commands.judge_impl import (
+    JudgeModels,
+    emit_calibration,
+    load_cases,
+    write_jsonl,
+)
+from trailcheck.commands.output import stderr
 from trailcheck.errors import EXIT_FAILED, InputError, UsageError
 from trailcheck.judge.attribution import ATTRIBUTION_STRATEGIES, AttributionJudge
 from trailcheck.judge.attribution_calibration import AttributionRun, calibrate_attribution
@@ -133,15 +136,9 @@ def calibrate_attribution_command(request: CalibrateRequest) -> None:
     report = calibrate_attribution(
         labels, runs[0], candidate=runs[1] if len(runs) > 1 else None, options=options
     )
-    if request.out is not None:
-        write_json(request.out, attribution_calibration_json(report))
-    if request.as_json:
-        sys.stdout.write(
-            orjson.dumps(attribution_calibration_json(report), option=orjson.OPT_INDENT_2).decode()
-        )
-        sys.stdout.write("\n")
-    else:
-        stdout.print(render_attribution_calibration(report))
+    emit_calibration(
+        request, attribution_calibration_json(report), render_attribution_calibration(report)
+    )
 
 
 def import_labels_command(request: ImportLabelsRequest) -> None:

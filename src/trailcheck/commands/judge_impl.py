@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import orjson
 import typer
+from rich.console import RenderableType
 
 from trailcheck.cases import Case, load_dataset
 from trailcheck.commands.declare import implementation
@@ -216,15 +217,19 @@ def calibrate_command(request: CalibrateRequest) -> None:
     report = calibrate(
         labels, runs[0], candidate=runs[1] if len(runs) > 1 else None, options=options
     )
+    emit_calibration(request, calibration_json(report), render_calibration(report))
+
+
+def emit_calibration(request: CalibrateRequest, data: Any, rendered: RenderableType) -> None:
+    """A calibration report to ``--out`` (JSON) when given, and to the terminal: as JSON with
+    ``--json``, else ``rendered``."""
     if request.out is not None:
-        write_json(request.out, calibration_json(report))
+        write_json(request.out, data)
     if request.as_json:
-        sys.stdout.write(
-            orjson.dumps(calibration_json(report), option=orjson.OPT_INDENT_2).decode()
-        )
+        sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
         sys.stdout.write("\n")
     else:
-        stdout.print(render_calibration(report))
+        stdout.print(rendered)
 
 
 def lint_command(request: LintRequest) -> None:

@@ -7,7 +7,7 @@ event to the OTLP endpoint.
 - :func:`post_webhook`: the notice's JSON, POSTed. Unlike the report's telemetry, a notice is
   the product: a transport error or an answer that is not 2xx raises :class:`DeliveryError`,
   which the caller records; nothing is swallowed. The URL is named by its origin only, since a
-  webhook's path often holds its token (``hooks.slack.com/services/T0/B0/XXXX``).
+  webhook's path often holds its token (``hooks.slack.com/services/T0/B0/<token>``).
 - :func:`otel_notice_request` and :func:`send_otel_notice`: the notice as one
   ``gen_ai.evaluation.result`` event (:mod:`trailcheck.telemetry.evaluation_events`), at WARN,
   on no trace: ``gen_ai.evaluation.name`` is the evaluator, the label ``fail``, the explanation

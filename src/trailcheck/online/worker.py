@@ -1,7 +1,7 @@
 """The online worker: plan what arrived, score what is due, record every execution.
 
 A pass (:meth:`OnlineWorker.run_once`) registers the file's evaluator versions, plans every
-trace stored since each evaluator's cursor (:func:`~trailcheck.online.queue.plan`), then claims
+trace stored since each evaluator's cursor (:func:`~trailcheck.online.planning.plan`), then claims
 due jobs in batches and runs them until none is due, and finally fires the file's alerts whose
 windows settled (:mod:`~trailcheck.online.alerting`), once per window. Everything
 it knows lives in the store, so a worker killed at any point resumes where the store says, and
@@ -28,17 +28,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
-import re
-import socket
 import threading
 import time
 import traceback
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
@@ -54,95 +50,32 @@ from trailcheck.online.evaluate import (
     evaluate_deterministic,
     evaluate_judge,
 )
+from trailcheck.online.executions import execution_trace, failure_label
 from trailcheck.online.notices import AlertNotice
+from trailcheck.online.planning import plan, register
 from trailcheck.online.queue import (
+    HOUR_NS,
     Closing,
     Job,
     claim,
     close_jobs,
     judge_spend,
-    plan,
-    register,
+    oldest_in_hour,
 )
-from trailcheck.rate_limit import Backoff
+from trailcheck.online.settings import (
+    JudgeBudget,
+    PassSummary,
+    WorkerSettings,
+    default_worker_id,
+)
 from trailcheck.scorers.score import Scorer
 from trailcheck.store import Store, schema
 from trailcheck.store.backends import read_only
 from trailcheck.trace import Finding, Trace
-from trailcheck.trace.span import ModelInvocation, Span, Status, Usage
 
 __all__ = ["JudgeBudget", "OnlineWorker", "PassSummary", "WorkerSettings", "default_worker_id"]
 
-_HOUR_NS: Final = 3_600 * 10**9
 _log = logging.getLogger(__name__)
-_LABEL_CHARACTERS = re.compile(r"[^a-z0-9_]+")
-
-
-def default_worker_id() -> str:
-    """``host:pid:random``: unique among the workers sharing a store, and readable."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeBudget:
-    """At most ``calls`` judge calls and ``tokens`` tokens an hour (``None``: no limit),
-    counted over every worker on the store."""
-
-    calls: int | None = None
-    tokens: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerSettings:
-    """How a worker works: its id, its lease on a job, how many jobs it claims at once, how
-    many judgings it runs at once, how often a judge is tried, and the judges' budget."""
-
-    worker_id: str = field(default_factory=default_worker_id)
-    lease_s: float = 300.0
-    batch: int = 200
-    concurrency: int = 8
-    max_attempts: int = 3
-    backoff: Backoff = field(default_factory=lambda: Backoff(initial_s=5.0, max_s=600.0))
-    budget: JudgeBudget = field(default_factory=JudgeBudget)
-
-    def __post_init__(self) -> None:
-        if self.lease_s <= 0 or self.batch < 1 or self.concurrency < 1 or self.max_attempts < 1:
-            raise UsageError(
-                "an online worker needs a positive lease, batch, concurrency and attempts"
-            )
-
-
-@dataclass(slots=True)
-class PassSummary:
-    """What one pass did."""
-
-    planned: int = 0
-    passed: int = 0
-    failed: int = 0
-    skipped: int = 0
-    retried: int = 0
-    gave_up: int = 0
-    quarantined: int = 0
-    deferred: int = 0
-    lost_lease: int = 0
-    alerts: int = 0
-
-    @property
-    def scored(self) -> int:
-        return self.passed + self.failed
-
-    @property
-    def executed(self) -> int:
-        counted = ("passed", "failed", "skipped", "retried", "gave_up", "quarantined")
-        return sum(getattr(self, name) for name in counted)
-
-    def add(self, other: PassSummary) -> None:
-        for item in fields(self):
-            setattr(self, item.name, getattr(self, item.name) + getattr(other, item.name))
-
-    def as_dict(self) -> dict[str, int]:
-        counts = {item.name: getattr(self, item.name) for item in fields(self)}
-        return {**counts, "scored": self.scored}
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,12 +319,12 @@ class OnlineWorker:
         if budget.calls is None and budget.tokens is None:
             return None
         now = self._clock()
-        calls, tokens = judge_spend(self.store.engine, now - _HOUR_NS)
+        calls, tokens = judge_spend(self.store.engine, now - HOUR_NS)
         calls, tokens = calls + self._reserved.calls, tokens + self._reserved.tokens
         spent = (budget.calls is not None and calls >= budget.calls) or (
             budget.tokens is not None and tokens >= budget.tokens
         )
-        return oldest_in_hour(self.store, now) + _HOUR_NS if spent else None
+        return oldest_in_hour(self.store.engine, now) + HOUR_NS if spent else None
 
     def _verdict(self, attempt: _Attempt, outcome: EvaluatorOutcome) -> _Closed:
         job, evaluator, now = attempt.job, attempt.evaluator, self._clock()
@@ -494,58 +427,3 @@ class OnlineWorker:
         }
         reason = outcome.reason if outcome else error
         return {**row, "record": execution_trace(row, reason).model_dump_json()}
-
-
-def execution_trace(row: Mapping[str, Any], reason: str | None) -> Trace:
-    """An execution as a trailcheck trace: one span for the evaluator's run (and, for a judge,
-    the model call's model and tokens), so it can be opened and exported like any trace."""
-    trace_id = uuid.uuid4().hex
-    start, end = row["started_ns"], row["started_ns"] + row["duration_ns"]
-    failed = row["outcome"] in ("crashed", "gave_up", "retry")
-    usage = None
-    if row["input_tokens"] is not None or row["output_tokens"] is not None:
-        usage = Usage(input_tokens=row["input_tokens"], output_tokens=row["output_tokens"])
-    llm = ModelInvocation(model=row["model"], usage=usage) if row["kind"] == "judge" else None
-    attributes = {
-        f"trailcheck.online.{key}": row[key]
-        for key in ("name", "version", "trace_id", "attempt", "worker", "outcome", "input_digest")
-    }
-    span = Span(
-        trace_id=trace_id,
-        span_id=trace_id[:16],
-        name=f"online.evaluate {row['name']}",
-        kind="llm" if llm is not None else "other",
-        start_ns=start,
-        end_ns=end,
-        status=Status(code="error", message=reason) if failed else Status(code="ok"),
-        attributes=attributes,
-        llm=llm,
-    )
-    return Trace(
-        trace_id=trace_id,
-        input=f"{row['name']}@{row['version']} on trace {row['trace_id']}",
-        final_output={"outcome": row["outcome"], "reason": reason},
-        spans=[span],
-        metadata={"trailcheck.online.execution": True},
-        usage=usage,
-    )
-
-
-def failure_label(text: str) -> str:
-    """``text`` as a finding's label: lowercase letters, digits and underscores, from a
-    letter (a judge's failure mode is free text)."""
-    label = _LABEL_CHARACTERS.sub("_", text.lower()).strip("_")[:120]
-    return label if label[:1].isalpha() else f"online_{label}"[:120].rstrip("_")
-
-
-def oldest_in_hour(store: Store, now_ns: int) -> int:
-    """When the oldest judge call of the last hour started (``now_ns`` when there is none)."""
-    table = schema.online_executions
-    with read_only(store.engine) as connection:
-        oldest = connection.execute(
-            select(table.c.started_ns)
-            .where((table.c.kind == "judge") & (table.c.started_ns >= now_ns - _HOUR_NS))
-            .order_by(table.c.started_ns)
-            .limit(1)
-        ).scalar_one_or_none()
-    return now_ns if oldest is None else int(oldest)
