@@ -134,7 +134,8 @@ def test_a_command_shows_its_options_in_panels(
 ) -> None:
     panels = _panels(_help(("run",), 80, monkeypatch, capsys))
     assert list(panels) == [
-        *("Arguments", "Options", "Agent", "Model", "Trials", "Output", "Judge", "Gate"),
+        *("Arguments", "Options", "Agent", "Model", "Trials", "Output", "Judge"),
+        *("Simulated user", "Gate"),
         *("Telemetry", "Executor"),
     ]
     for panel, options in {

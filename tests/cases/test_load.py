@@ -244,7 +244,7 @@ def test_a_conversation_needs_a_user_turn_and_a_case_needs_an_input() -> None:
     )
     assert [(p.line, p.case_id, p.field, p.message) for p in problems] == [
         (4, "a", "input", "a conversation input has at least one user message"),
-        (5, "b", "input", "required field is missing"),
+        (5, "b", "input", "required field is missing (or a simulated user: user)"),
     ]
 
 

@@ -33,7 +33,8 @@ def test_the_schema_names_itself_and_the_fields_of_a_dataset() -> None:
         "cases",
     ]
     case = schema["$defs"]["Case"]
-    assert case["required"] == ["id", "input"]
+    assert case["required"] == ["id"]
+    assert case["anyOf"] == [{"required": ["input"]}, {"required": ["user"]}]
     assert case["additionalProperties"] is False
 
 

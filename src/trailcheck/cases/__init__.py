@@ -43,6 +43,7 @@ from trailcheck.cases.scorer_specs import (
     ScorerSpec,
     known_scorer_names,
 )
+from trailcheck.cases.simulated_user import SimulatedUser, StopCondition
 from trailcheck.cases.version import canonical_form, dataset_digest, dataset_version
 
 __all__ = [
@@ -75,7 +76,9 @@ __all__ = [
     "RelevantChunks",
     "ReviewStatus",
     "ScorerSpec",
+    "SimulatedUser",
     "Split",
+    "StopCondition",
     "SubsetComparator",
     "TextComparator",
     "ToolFault",

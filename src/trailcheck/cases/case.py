@@ -24,6 +24,7 @@ from trailcheck.cases.comparators import Comparator
 from trailcheck.cases.faults import ToolFault
 from trailcheck.cases.resources import TrialResources
 from trailcheck.cases.scorer_specs import ScorerSpec
+from trailcheck.cases.simulated_user import SimulatedUser
 from trailcheck.policy import PolicySpec
 from trailcheck.trace import Message
 
@@ -95,10 +96,18 @@ class RelevantChunks(BaseModel):
 class Case(BaseModel):
     """A golden case. Only ``approved`` cases run as release tests."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        # Who speaks: the fixed input, the simulated user, or both (checked on input).
+        json_schema_extra={"anyOf": [{"required": ["input"]}, {"required": ["user"]}]},
+    )
 
     id: Text
-    input: CaseInput
+    # Before input, whose check reads it; input is validated when left out, so that it runs.
+    user: SimulatedUser | None = None
+    input: CaseInput | None = Field(None, validate_default=True)
     split: Split = "regression"
     failure_modes: list[Text] = Field(default_factory=list)
     source_trace_ids: list[Text] = Field(default_factory=list)
@@ -120,11 +129,28 @@ class Case(BaseModel):
     notes: str | None = None
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
 
+    def input_text(self) -> str:
+        """What the agent hears, as one text for people: the fixed turns (``role: text`` a line
+        when they are messages), then the simulated user's brief, marked as such."""
+        lines: list[str] = []
+        if isinstance(self.input, str):
+            lines.append(self.input)
+        elif self.input is not None:
+            lines += [f"{message.role}: {message.text}" for message in self.input]
+        if self.user is not None:
+            lines.append(f"(simulated user) {self.user.instruction}")
+        return "\n".join(lines)
+
     @field_validator("input")
     @classmethod
-    def _has_a_user_turn(cls, value: str | list[Message]) -> str | list[Message]:
+    def _has_a_user_turn(
+        cls, value: str | list[Message] | None, info: ValidationInfo
+    ) -> str | list[Message] | None:
         if isinstance(value, list) and not any(message.role == "user" for message in value):
             raise ValueError("a conversation input has at least one user message")
+        # A user brief that failed its own validation is absent from info.data, and reported.
+        if value is None and "user" in info.data and info.data["user"] is None:
+            raise ValueError("required field is missing (or a simulated user: user)")
         return value
 
     @field_validator("expected_state")

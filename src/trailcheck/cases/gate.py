@@ -32,6 +32,9 @@ class GateSpec(BaseModel):
     regression_must_pass: bool = False
     max_infra_errors: Count | None = None
     max_unscorable: Count | None = None
+    max_sim_errors: Count | None = None
+    """Trials whose simulated user erred: not the agent's failures, but too many leave the
+    comparison resting on too few conversations."""
     judge_max_false_pass: Fraction | None = None
     """With a judge in the run: the calibrated false-pass rate (human fails it passes) at most."""
     judge_max_false_fail: Fraction | None = None

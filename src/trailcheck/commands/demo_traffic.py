@@ -73,6 +73,5 @@ def render_traffic_loop(loop: TrafficLoop) -> Table:
     for column in ("candidate", "failure mode", "traces", "input"):
         table.add_column(column, overflow="fold")
     for cluster, case in zip(loop.clusters, loop.candidates, strict=True):
-        text = case.input if isinstance(case.input, str) else f"{len(case.input)} messages"
-        table.add_row(case.id, cluster.label, str(cluster.size), text)
+        table.add_row(case.id, cluster.label, str(cluster.size), case.input_text())
     return table

@@ -265,7 +265,7 @@ def _save(path: Path, before: Dataset, after: Dataset) -> None:
 
 def _show(case: Case, db: str | None) -> None:
     stdout.rule(f"{case.id} ({case.review_status}, {case.split})")
-    stdout.print(f"input: {case.input}", markup=False)
+    stdout.print(f"input: {case.input_text()}", markup=False)
     stdout.print(f"failure modes: {', '.join(case.failure_modes) or '-'}", markup=False)
     if case.notes:
         stdout.print(case.notes, markup=False)

@@ -19,6 +19,7 @@ MODEL: Final = "Model"
 TRIALS: Final = "Trials"
 OUTPUT: Final = "Output"
 JUDGE: Final = "Judge"
+USER: Final = "Simulated user"
 GATE: Final = "Gate"
 
 AgentKind = Literal["native", "otel"]
@@ -185,6 +186,38 @@ class RunRequest(NamedTuple):
             help="The judge's calibration report (`trailcheck judge calibrate --out`).",
         ),
     ] = None
+    user_model: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            rich_help_panel=USER,
+            help="The model that plays the cases' simulated users (OpenAI API).",
+        ),
+    ] = None
+    user_base_url: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            rich_help_panel=USER,
+            help="The OpenAI-compatible endpoint of `--user-model`.",
+        ),
+    ] = None
+    user_simulator: Annotated[
+        str | None,
+        typer.Option(
+            metavar="MODULE:FACTORY",
+            rich_help_panel=USER,
+            help="A factory of the user simulator, instead of `--user-model`.",
+        ),
+    ] = None
+    replay_user: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="REPORT",
+            rich_help_panel=USER,
+            help="Replay this run's simulated turns while the conversation is the same.",
+        ),
+    ] = None
     gate_pass_hat_k: Annotated[
         float | None,
         typer.Option(metavar="RATE", rich_help_panel=GATE, help="Overall pass^k at least this."),
@@ -208,6 +241,12 @@ class RunRequest(NamedTuple):
     gate_max_infra_errors: Annotated[
         int | None,
         typer.Option(metavar="N", rich_help_panel=GATE, help="At most this many infra errors."),
+    ] = None
+    gate_max_sim_errors: Annotated[
+        int | None,
+        typer.Option(
+            metavar="N", rich_help_panel=GATE, help="At most this many simulated-user errors."
+        ),
     ] = None
     gate_judge_max_false_pass: Annotated[
         float | None,

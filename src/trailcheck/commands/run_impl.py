@@ -35,6 +35,7 @@ from trailcheck.run.plan import RunOptions, TrialExecutor
 from trailcheck.run.preflight import selected_cases
 from trailcheck.run.results import RunReport, load_report
 from trailcheck.run.runner import run
+from trailcheck.simulation import ModelUserSimulator, UserSimulator
 from trailcheck.specs.references import resolve_reference
 
 _OTEL_WITHOUT_MODEL = (
@@ -88,6 +89,31 @@ def new_run_folder(
     raise AssertionError("unreachable: itertools.count never ends")
 
 
+def _user_simulator(
+    request: RunRequest,
+) -> tuple[OpenAIChatModel | None, UserSimulator | None]:
+    """The simulator ``--user-model`` or ``--user-simulator`` names (one at most), and the
+    model to close when the run ends."""
+    if request.user_base_url is not None and request.user_model is None:
+        raise UsageError("--user-base-url needs --user-model")
+    if request.user_model is not None and request.user_simulator is not None:
+        raise UsageError("give --user-model or --user-simulator, not both")
+    if request.user_simulator is not None:
+        factory = resolve_reference(request.user_simulator, what="user simulator factory")
+        return None, factory()
+    if request.user_model is None:
+        if request.replay_user is not None:
+            raise UsageError("--replay-user needs a simulator for the turns it cannot replay")
+        return None, None
+    model = openai_model(
+        request.user_model,
+        request.user_base_url,
+        request.api_key_env,
+        what="trailcheck run --user-model",
+    )
+    return model, ModelUserSimulator(model)
+
+
 def run_command(request: RunRequest) -> None:
     """The body of :func:`trailcheck.commands.run.run_command`."""
     target = emit_target(request.emit_otel, request.emit_otel_header)
@@ -121,7 +147,9 @@ def run_command(request: RunRequest) -> None:
     )
     if calibration is not None and rubric_judge is None:
         raise UsageError("--judge-calibration needs --judge")
-    closing = [model for model in (chat, judge_models.model) if model is not None]
+    user_chat, simulator = _user_simulator(request)
+    replay = load_report(request.replay_user) if request.replay_user is not None else None
+    closing = [model for model in (chat, judge_models.model, user_chat) if model is not None]
     with (
         _trial_executor(
             where,
@@ -147,6 +175,8 @@ def run_command(request: RunRequest) -> None:
             closing=closing,
             judge=rubric_judge,
             executor=trial_executor,
+            user_simulator=simulator,
+            replay_user=replay,
         )
     folder = request.out or new_run_folder(dataset.name)
     written = write_run(
@@ -172,6 +202,7 @@ def _gate_overrides(request: RunRequest) -> GateSpec:
                 "pass_at_1": request.gate_pass_at_1,
                 "regression_must_pass": request.gate_regression or None,
                 "max_infra_errors": request.gate_max_infra_errors,
+                "max_sim_errors": request.gate_max_sim_errors,
                 "judge_max_false_pass": request.gate_judge_max_false_pass,
                 "judge_max_false_fail": request.gate_judge_max_false_fail,
             }.items()

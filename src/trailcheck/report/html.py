@@ -45,7 +45,9 @@ th, td { border: 1px solid var(--line); padding: .25em .5em; text-align: left;
 .count.alarm { border-color: var(--fail); } .count.zero { color: var(--muted); }
 .status-passed { color: var(--pass); }
 .status-failed, .status-crashed, .down { color: var(--fail); }
-.status-timeout, .status-infra_error, .status-unscorable { color: var(--warn); }
+.status-timeout, .status-infra_error, .status-unscorable, .status-sim_error {
+  color: var(--warn);
+}
 .up { color: var(--pass); }
 .glyph { font-size: 1.2em; padding: 0 .15em; }
 .legend span { margin-right: 1.2em; }

@@ -101,10 +101,20 @@ def summary(report: RunReport) -> Html:
             f" {format_bounds(rate.interval)} ({rate.interval.label()};"
             " trials taken as independent, not pass@1's interval) · infra error rate"
             f" {infra.count}/{infra.total} = {format_number(infra.value)}"
-            f" {format_bounds(infra.interval)} ({infra.interval.label()})",
+            f" {format_bounds(infra.interval)} ({infra.interval.label()})" + _sim_error_text(s),
             class_="meta",
         ),
         id="summary",
+    )
+
+
+def _sim_error_text(s: OutcomeSummary) -> str:
+    sim = s.sim_error_rate
+    if sim is None or not sim.count:
+        return ""
+    return (
+        f" · simulated-user error rate {sim.count}/{sim.total} = {format_number(sim.value)}"
+        f" {format_bounds(sim.interval)} ({sim.interval.label()}; not scored)"
     )
 
 

@@ -26,6 +26,7 @@ GLYPHS: Final[Mapping[TrialStatus, str]] = {
     "crashed": "☠",
     "unscorable": "?",
     "infra_error": "⚠",
+    "sim_error": "⚇",
 }
 
 MEANINGS: Final[Mapping[TrialStatus, str]] = {
@@ -35,10 +36,13 @@ MEANINGS: Final[Mapping[TrialStatus, str]] = {
     "crashed": "the agent raised",
     "unscorable": "a scorer raised, no verdict; not scored",
     "infra_error": "model or network failed; not scored",
+    "sim_error": "the simulated user erred; not scored",
 }
 
 NO_FAILURE_MODE: Final = "(no failure mode declared)"
-NOT_SCORED: Final = "not scored: unscorable or infra_error (never counted against the agent)"
+NOT_SCORED: Final = (
+    "not scored: unscorable, infra_error or sim_error (never counted against the agent)"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ _STATUS_STYLE = {
     "crashed": "bold red",
     "unscorable": "magenta",
     "infra_error": "bold yellow",
+    "sim_error": "bold magenta",
 }
 
 
@@ -72,7 +73,7 @@ def _header(report: RunReport) -> Text:
     for index, status in enumerate(TRIAL_STATUSES):
         count = getattr(trials, status)
         style = _STATUS_STYLE[status] if count else "dim"
-        if status == "infra_error" and count:
+        if status in ("infra_error", "sim_error") and count:
             style = "bold yellow reverse"
         header.append(f"{count} {status}", style=style)
         header.append(", " if index < len(TRIAL_STATUSES) - 1 else "")
@@ -112,7 +113,18 @@ def _rates(summary: OutcomeSummary) -> Text:
         f" {format_bounds(rate.interval)} ({rate.interval.label()}; trials taken as independent,"
         " not pass@1's interval)\n"
         f"infra error rate {infra.count}/{infra.total} = {format_number(infra.value)}"
-        f" {format_bounds(infra.interval)} ({infra.interval.label()})"
+        f" {format_bounds(infra.interval)} ({infra.interval.label()})" + _sim_error_line(summary)
+    )
+
+
+def _sim_error_line(summary: OutcomeSummary) -> str:
+    """The simulated-user error rate, on a line of its own, when a simulated user erred."""
+    sim = summary.sim_error_rate
+    if sim is None or not sim.count:
+        return ""
+    return (
+        f"\nsimulated-user error rate {sim.count}/{sim.total} = {format_number(sim.value)}"
+        f" {format_bounds(sim.interval)} ({sim.interval.label()}; not scored, beside pass^k)"
     )
 
 

@@ -65,6 +65,11 @@ def render_stats(summary: OutcomeSummary) -> RenderableType:
         ),
         Text(_rate_line("infra error rate", summary.infra_error_rate)),
         Text(_rate_line("unscorable rate", summary.unscorable_rate)),
+        *(
+            [Text(_rate_line("simulated-user error rate", summary.sim_error_rate))]
+            if summary.sim_error_rate is not None and summary.sim_error_rate.count
+            else []
+        ),
     )
 
 

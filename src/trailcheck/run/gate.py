@@ -65,6 +65,7 @@ def check_gate(
     for label, limit, count in (
         ("infra errors", gate.max_infra_errors, summary.trials.infra_error),
         ("unscorable trials", gate.max_unscorable, summary.trials.unscorable),
+        ("simulated-user errors", gate.max_sim_errors, summary.trials.sim_error),
     ):
         if limit is not None:
             checked.append(f"{label} <= {limit}")

@@ -37,6 +37,7 @@ from trailcheck.capture.otel_spans import REMOTE_PARENT_ATTRIBUTE
 from trailcheck.capture.runs import snapshot_of
 from trailcheck.environment import Environment
 from trailcheck.rate_limit import RateLimiter
+from trailcheck.run.conversation import USER_TURN_SPAN, Conversation
 from trailcheck.run.otel_agent import FrameworkAgent, OtelAgent, TelemetryContext
 from trailcheck.run.trial_spans import sdk_tracer_provider, trial_router
 from trailcheck.trace import Message, Trace
@@ -55,8 +56,8 @@ class OtelTrial:
         self,
         agent: OtelAgent,
         *,
-        turns: Sequence[str],
-        case_input: str | list[Message],
+        conversation: Conversation,
+        case_input: str | list[Message] | None,
         tools: Sequence[Callable[..., Any]],
         environment: Environment | None,
         rate_limiter: RateLimiter | None,
@@ -64,7 +65,7 @@ class OtelTrial:
         ids: IdFactory,
     ) -> None:
         self._agent = agent
-        self._turns = list(turns)
+        self.conversation = conversation
         self._input = case_input
         self._tools = list(tools)
         self._environment = environment
@@ -79,7 +80,8 @@ class OtelTrial:
         self._state_after: dict[str, Any] | None = None
 
     async def play(self) -> None:
-        """Make the agent, then call it with each user turn inside the trial span."""
+        """Make the agent, then play the conversation with it inside the trial span; each
+        simulated user turn is a span of its own there."""
         provider = self._provider = sdk_tracer_provider(self._agent.tracer_provider)
         context = TelemetryContext(
             tools=self._tools,
@@ -106,11 +108,18 @@ class OtelTrial:
         if self._environment is not None:
             self._state_before = snapshot_of(self._environment)
         try:
+
+            def record(turn_attributes: dict[str, Any]) -> None:
+                with tracer.start_as_current_span(USER_TURN_SPAN, attributes=turn_attributes):
+                    pass  # a turn takes no time of the agent's: the span marks when it was said
+
+            async def respond(message: str) -> Any:
+                return await _call(agent, message)
+
             with tracer.start_as_current_span(
                 TRIAL_SPAN_NAME, context=self._parent_context(), attributes=attributes
             ):
-                for turn in self._turns:
-                    await _call(agent, turn)
+                await self.conversation.play(respond, record)
         finally:
             if self._environment is not None:
                 self._state_after = snapshot_of(self._environment)
@@ -170,13 +179,17 @@ class OtelTrial:
             span.model_copy(update={"attributes": attributes}) if span is root else span
             for span in trace.spans
         ]
+        described = self.conversation.describe()
+        metadata = {**trace.metadata, **self._metadata}
+        if described is not None:
+            metadata["simulated_user"] = described
         return trace.model_copy(
             update={
                 "spans": spans,
-                "input": self._input,
+                "input": self._input if described is None else self.conversation.input_messages(),
                 "state_before": self._state_before,
                 "state_after": self._state_after,
-                "metadata": {**trace.metadata, **self._metadata},
+                "metadata": metadata,
             }
         )
 

@@ -16,6 +16,7 @@ from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.agent import AgentFactory
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.results import TrialResult
+from trailcheck.simulation import TurnCache, UserSimulator
 
 __all__ = ["RunOptions", "TrialExecutor", "TrialPlan"]
 
@@ -54,6 +55,9 @@ class TrialPlan:
     rate_limiter: RateLimiter | None
     judge: Judge | None = None
     resources: TrialResources | None = None
+    user_simulator: UserSimulator | None = None
+    user_replay: TurnCache | None = None
+    """The baseline's simulated turns, replayed where the transcript is the same."""
 
     @classmethod
     def for_run(
@@ -63,6 +67,8 @@ class TrialPlan:
         environment_factory: EnvironmentFactory | None,
         options: RunOptions,
         judge: Judge | None,
+        user_simulator: UserSimulator | None = None,
+        user_replay: TurnCache | None = None,
     ) -> TrialPlan:
         """The plan of a run of ``dataset``: its version and resource hints, and the run's one
         rate limiter when ``options`` set a rate."""
@@ -76,6 +82,8 @@ class TrialPlan:
             limiter,
             judge,
             dataset.resources,
+            user_simulator,
+            user_replay,
         )
 
 

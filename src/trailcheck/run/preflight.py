@@ -20,7 +20,10 @@ from trailcheck.run.manifest import describe_environment
 
 
 def user_turns(case: Case) -> list[str]:
-    """The user messages a case plays, in order; any other role in its input is refused."""
+    """The fixed user messages a case plays, in order (none when only a simulated user speaks);
+    any other role in its input is refused."""
+    if case.input is None:
+        return []
     if isinstance(case.input, str):
         return [case.input]
     others = [f"input[{i}] is {m.role}" for i, m in enumerate(case.input) if m.role != "user"]

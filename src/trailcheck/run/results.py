@@ -24,6 +24,7 @@ from trailcheck.run.stats import OutcomeSummary, TaskOutcomes
 from trailcheck.run.status import TrialStatus, is_scored
 from trailcheck.run.tool_success import compare_tool_success
 from trailcheck.scorers import Attribution, Score, ScorerFailure
+from trailcheck.simulation import ConversationEnding, SimulatorError, UserTurn
 from trailcheck.trace import Trace, Usage
 
 REPORT_SCHEMA_VERSION = "1"
@@ -83,6 +84,12 @@ class TrialResult(BaseModel):
     calls: list[CallSummary] = Field(default_factory=list)
     model_calls: int = 0
     usage: Usage | None = None
+    user_turns: list[UserTurn] = Field(default_factory=list)
+    """What the simulated user said, turn by turn (its stop included), each with the key of
+    the transcript it answered: what ``--replay-user`` replays to a candidate."""
+    simulator_errors: list[SimulatorError] = Field(default_factory=list)
+    """The simulator audit's findings; any makes the trial ``sim_error``."""
+    conversation_ending: ConversationEnding | None = None
 
 
 class CaseResult(BaseModel):
@@ -109,6 +116,61 @@ class CaseResult(BaseModel):
         return rate(sum(trial.status == "passed" for trial in scored), len(scored))
 
 
+class ReplayedConversation(BaseModel):
+    """One trial's conversation under ``--replay-user``: how many of its simulated turns were
+    the baseline's, and at which user turn (1-based over the simulated ones) the first fresh
+    one came, ``None`` when none did (the agents never diverged)."""
+
+    model_config = _FROZEN
+
+    case_id: str
+    attempt: int
+    replayed: int
+    generated: int
+    diverged_at: int | None = None
+
+
+class UserReplay(BaseModel):
+    """How a run replayed its baseline's simulated users (common random numbers): of the
+    ``pairs`` of trials the baseline also ran, how many met the very same user (``identical``)
+    and where the others diverged."""
+
+    model_config = _FROZEN
+
+    pairs: int
+    identical: int
+    diverged: int
+    conversations: list[ReplayedConversation] = Field(default_factory=list)
+
+
+def user_replay_summary(report: RunReport, baseline: RunReport) -> UserReplay:
+    """The :class:`UserReplay` of ``report``, whose simulated turns were replayed from
+    ``baseline``'s: each trial with a simulated user that the baseline ran too is a pair."""
+    ran_before = {(c.id, t.attempt) for c in baseline.cases for t in c.trials if t.user_turns}
+    conversations = []
+    for case in report.cases:
+        for trial in case.trials:
+            if not trial.user_turns or (case.id, trial.attempt) not in ran_before:
+                continue
+            fresh = [i for i, turn in enumerate(trial.user_turns, 1) if not turn.replayed]
+            conversations.append(
+                ReplayedConversation(
+                    case_id=case.id,
+                    attempt=trial.attempt,
+                    replayed=len(trial.user_turns) - len(fresh),
+                    generated=len(fresh),
+                    diverged_at=fresh[0] if fresh else None,
+                )
+            )
+    diverged = sum(c.diverged_at is not None for c in conversations)
+    return UserReplay(
+        pairs=len(conversations),
+        identical=len(conversations) - diverged,
+        diverged=diverged,
+        conversations=conversations,
+    )
+
+
 class RunReport(BaseModel):
     """A run of a dataset: manifest, summary, cases and, against a baseline, the comparison."""
 
@@ -127,6 +189,12 @@ class RunReport(BaseModel):
     """Per kind of awkward tool result, the trial pass rate of the cases whose faults return
     one (passed over scored trials, Wilson interval); absent kinds had no case."""
     comparison: Comparison | None = None
+    user_replay: UserReplay | None = None
+    """Under ``--replay-user``: which conversations met the baseline's very user."""
+
+    def user_turns(self) -> list[UserTurn]:
+        """Every simulated user turn of the run's trials: what a replay replays."""
+        return [turn for case in self.cases for trial in case.trials for turn in trial.user_turns]
 
     def outcomes(self) -> TaskOutcomes:
         """Case id → trial statuses in attempt order: what statistics and comparisons read."""

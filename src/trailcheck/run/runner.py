@@ -44,6 +44,7 @@ from trailcheck.judge.judge import Judge
 from trailcheck.judge.render import TOOL_DECLARATIONS_KEY
 from trailcheck.models.declarations import declare_tools
 from trailcheck.run.agent import AgentFactory
+from trailcheck.run.conversation import Conversation
 from trailcheck.run.faults import with_faults
 from trailcheck.run.judging import judged
 from trailcheck.run.manifest import Harness, build_manifest, describe_agent
@@ -51,7 +52,7 @@ from trailcheck.run.native_trial import NativeTrial
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.otel_trial import OtelTrial
 from trailcheck.run.plan import RunOptions, TrialExecutor, TrialPlan
-from trailcheck.run.preflight import probe_environment, selected_cases, user_turns
+from trailcheck.run.preflight import probe_environment, selected_cases
 from trailcheck.run.results import (
     CaseResult,
     RunReport,
@@ -59,10 +60,12 @@ from trailcheck.run.results import (
     TrialResult,
     awkward_pass_rates,
     call_summaries,
+    user_replay_summary,
 )
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.run.status import TrialStatus
-from trailcheck.scorers import Scorer, case_scorers, default_scorers, grade
+from trailcheck.scorers import Grade, Scorer, case_scorers, default_scorers, grade
+from trailcheck.simulation import TurnCache, UserSimulator
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import dump_trace
 
@@ -136,12 +139,14 @@ def _session(
     metadata = _trial_metadata(case, attempt, plan, environment)
     ids = SeededIds(_trial_seed(plan.options.seed, case.id, attempt))
     factory = plan.agent_factory
+    conversation = Conversation(case, attempt, plan.user_simulator, plan.user_replay)
     if isinstance(factory, OtelAgent):
+        tools = with_faults(environment.tools if environment is not None else [], case.faults)
         return OtelTrial(
             factory,
-            turns=user_turns(case),
+            conversation=conversation,
             case_input=case.input,
-            tools=with_faults(environment.tools if environment is not None else [], case.faults),
+            tools=conversation.counted_tools(tools),
             environment=environment,
             rate_limiter=plan.rate_limiter,
             metadata=metadata,
@@ -154,7 +159,7 @@ def _session(
         metadata=metadata,
         ids=ids,
     )
-    return NativeTrial(factory, case, environment, recorder, plan.rate_limiter)
+    return NativeTrial(factory, case, environment, recorder, plan.rate_limiter, conversation)
 
 
 async def run_trial(
@@ -203,23 +208,40 @@ async def run_trial(
         raise
     collected = await session.collect()
     trace = collected if isinstance(collected, Trace) else None
+    conversation = session.conversation
+    said = {
+        "user_turns": list(conversation.simulated_turns),
+        "conversation_ending": conversation.ending,
+    }
     if error is not None:
         failure = TrialError.from_exception(error)
         if isinstance(error, TimeoutError) and deadline.expired():
             reason = f"timed out after {plan.options.timeout_s:g} s"
-            return result("timeout", reason, trace, error=failure), trace
+            return result("timeout", reason, trace, error=failure, **said), trace
         status: TrialStatus = "infra_error" if _is_infra(error) else "crashed"
-        return result(status, f"{failure.type}: {error}", trace, error=failure), trace
+        return result(status, f"{failure.type}: {error}", trace, error=failure, **said), trace
     if trace is None:  # the agent ran, but its telemetry gave no trace (an otel agent's)
-        return result("infra_error", str(collected), None), None
+        return result("infra_error", str(collected), None, **said), None
     graded = await judged(grade(trace, case, scorers), trace, case, plan.judge)
-    extra = {
+    status, reason, extra = _verdict(graded, conversation)
+    return result(status, reason, trace, **extra, **said), trace
+
+
+def _verdict(graded: Grade, conversation: Conversation) -> tuple[TrialStatus, str, dict[str, Any]]:
+    """A graded trial's status, reason and findings: the grade's, unless the simulated user
+    erred, when it is ``sim_error`` (the scores stay, to read: the agent was graded against a
+    user who did not follow its brief)."""
+    extra: dict[str, Any] = {
         "scores": list(graded.scores),
         "scorer_failures": list(graded.failures),
         # A judge may have turned a failed grade unscorable: only a failure is attributed.
         "attribution": graded.attribution if graded.status == "failed" else None,
     }
-    return result(graded.status, graded.reason, trace, **extra), trace
+    simulator_errors = conversation.audit()
+    if simulator_errors:
+        reason = "the simulated user erred: " + "; ".join(map(str, simulator_errors))
+        return "sim_error", reason, {**extra, "simulator_errors": simulator_errors}
+    return graded.status, graded.reason, extra
 
 
 async def run_async(
@@ -233,6 +255,8 @@ async def run_async(
     references: dict[str, str | None] | None = None,
     judge: Judge | None = None,
     executor: TrialExecutor | None = None,
+    user_simulator: UserSimulator | None = None,
+    replay_user: RunReport | None = None,
 ) -> RunResult:
     """Run every case (of ``options.splits``) ``options.k`` times; see the module docstring.
 
@@ -241,6 +265,10 @@ async def run_async(
     ``judge`` answers the cases' rubrics after the deterministic scorers (see
     :mod:`trailcheck.run.judging`); its version and description go in the manifest.
 
+    ``user_simulator`` plays the cases' simulated users; ``replay_user`` is a baseline report
+    whose simulated turns are replayed while the conversation is the same as it was there
+    (:mod:`trailcheck.simulation.replay`).
+
     ``references`` names where the agent, environment and dataset came from
     (``{"agent": "shop.agents:v2", "environment": ..., "dataset": "support.yaml"}``), for the
     manifest.
@@ -248,8 +276,12 @@ async def run_async(
     options = options or RunOptions()
     names = references or {}
     cases = selected_cases(dataset, options.splits)
+    _check_simulated_users(cases, user_simulator)
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
-    plan = TrialPlan.for_run(dataset, agent_factory, environment_factory, options, judge)
+    replay = None if replay_user is None else TurnCache(replay_user.user_turns())
+    plan = TrialPlan.for_run(
+        dataset, agent_factory, environment_factory, options, judge, user_simulator, replay
+    )
     environment = probe_environment(cases, environment_factory, names.get("environment"))
     manifest = build_manifest(
         dataset=dataset,
@@ -300,7 +332,30 @@ async def run_async(
     manifest["interrupted_trials"] = len(planned) - len(finished) if partial else 0
     if executor is not None:
         manifest["executor"] = executor.describe()
-    return _result(cases, finished, manifest, partial, options, baseline)
+    if user_simulator is not None:
+        manifest["user_simulator"] = {
+            "name": user_simulator.name,
+            "replayed_from": None
+            if replay_user is None or replay is None
+            else {"created_at": replay_user.manifest.get("created_at"), "turns": len(replay)},
+        }
+    result = _result(cases, finished, manifest, partial, options, baseline)
+    if replay_user is None:
+        return result
+    replayed = user_replay_summary(result.report, replay_user)
+    report = result.report.model_copy(update={"user_replay": replayed})
+    return RunResult(report, result.trace_lines)
+
+
+def _check_simulated_users(cases: Sequence[Case], simulator: UserSimulator | None) -> None:
+    """A case with a simulated user and no simulator to play it is refused before any trial."""
+    needing = [case.id for case in cases if case.user is not None]
+    if needing and simulator is None:
+        shown = ", ".join(map(repr, needing[:3])) + (" ..." if len(needing) > 3 else "")
+        raise UsageError(
+            f"{len(needing)} case(s) have a simulated user ({shown}), but the run has no user"
+            " simulator: give --user-model (any OpenAI-compatible model), or user_simulator="
+        )
 
 
 def _all_scorers(per_case: Any) -> list[Scorer]:

@@ -91,6 +91,8 @@ class TrialCounts(BaseModel):
     crashed: int
     unscorable: int
     infra_error: int
+    sim_error: int = 0
+    """Trials whose simulated user erred: not the agent's failure (docs/simulated_users.md)."""
 
 
 def count_trials(statuses: Iterable[TrialStatus]) -> TrialCounts:
@@ -105,6 +107,7 @@ def count_trials(statuses: Iterable[TrialStatus]) -> TrialCounts:
         crashed=counts["crashed"],
         unscorable=counts["unscorable"],
         infra_error=counts["infra_error"],
+        sim_error=counts["sim_error"],
     )
 
 
@@ -142,7 +145,8 @@ class OutcomeSummary(BaseModel):
     least k scored trials (``None`` when there are none); their intervals are task bootstraps.
     ``trial_pass_rate`` is passed / scored trials with a Wilson interval, which treats trials as
     independent and so is narrower than it should be: it is a plain rate, not pass@1's interval.
-    ``infra_error_rate`` and ``unscorable_rate`` are over attempted trials.
+    ``infra_error_rate``, ``unscorable_rate`` and ``sim_error_rate`` are over attempted trials
+    (``sim_error_rate`` is absent from reports older than simulated users).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -160,6 +164,7 @@ class OutcomeSummary(BaseModel):
     trial_pass_rate: Rate
     infra_error_rate: Rate
     unscorable_rate: Rate
+    sim_error_rate: Rate | None = None
     per_task: list[TaskStats]
 
 
@@ -216,5 +221,6 @@ def summarize_outcomes(
         trial_pass_rate=rate(trials.passed, trials.scored, level),
         infra_error_rate=rate(trials.infra_error, trials.attempted, level),
         unscorable_rate=rate(trials.unscorable, trials.attempted, level),
+        sim_error_rate=rate(trials.sim_error, trials.attempted, level),
         per_task=per_task,
     )

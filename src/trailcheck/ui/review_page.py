@@ -60,12 +60,6 @@ def _redacted_trace(trace: Trace) -> Html:
     )
 
 
-def _input(case: Case) -> str:
-    if isinstance(case.input, str):
-        return case.input
-    return "\n".join(f"{m.role}: {m.text}" for m in case.input)
-
-
 def _source(case: Case, lookup: TraceLookup) -> Html:
     if not case.source_trace_ids:
         return el("p", "No source trace.", class_="meta")
@@ -117,7 +111,7 @@ def _candidate(case: Case, lookup: TraceLookup, secret: str, reviewer: str) -> H
     left = el(
         "div",
         el("h3", "Input (redacted)"),
-        el("pre", _input(case), data_testid="case-input"),
+        el("pre", case.input_text(), data_testid="case-input"),
         el("p", "failure modes: ", ", ".join(case.failure_modes) or "-", class_="meta"),
         _source(case, lookup),
     )

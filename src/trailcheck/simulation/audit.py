@@ -1,0 +1,147 @@
+"""The simulator audit: deterministic checks that tell a simulator's error from an agent's.
+
+After a trial, the simulated turns are checked against the user's brief:
+
+- ``leaked_goal``: a turn recites the hidden instruction: :data:`LEAK_WORDS` consecutive words
+  of it (all of it when shorter), case and punctuation aside. A user who reads out the brief
+  hands the agent what it was meant to find out.
+- ``invented_fact``: a turn states an identifier (a token of at least four characters holding a
+  digit, or an e-mail address) that is in neither the instruction, the persona, the known facts
+  nor anything said before it. The agent cannot be blamed for acting on a fact the user made up.
+- ``contradiction``: the user gave two different values of the same shape as one of its known
+  facts (``A-1042``, then ``A-1043``) that its instruction does not both hold.
+- ``ended_early``: the simulator stopped while none of the case's ``stop_when`` conditions
+  held (only checked when the case has some: they say what "done" means).
+
+A conversation that reaches ``max_turns`` is graded as the agent's: a user who keeps asking is
+what a real user does when not helped. A trial with any of these errors is ``sim_error``: not an
+agent failure, reported beside pass^k, never folded into it (:mod:`trailcheck.run.status`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from trailcheck.cases import SimulatedUser
+from trailcheck.simulation.turns import ConversationEnding, Turn
+
+__all__ = ["LEAK_WORDS", "SimulatorCheck", "SimulatorError", "audit_conversation"]
+
+SimulatorCheck = Literal["leaked_goal", "invented_fact", "contradiction", "ended_early"]
+
+LEAK_WORDS: Final = 8
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*[A-Za-z0-9]")
+
+
+class SimulatorError(BaseModel):
+    """One error of the simulator: which check, at which user turn (1-based over the
+    conversation's user turns), and what it found."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    check: SimulatorCheck
+    turn: int | None
+    detail: str
+
+    def __str__(self) -> str:
+        where = f" at user turn {self.turn}" if self.turn is not None else ""
+        return f"{self.check}{where}: {self.detail}"
+
+
+def audit_conversation(
+    user: SimulatedUser,
+    transcript: Sequence[Turn],
+    ending: ConversationEnding | None,
+    stop_condition_held: bool,
+) -> list[SimulatorError]:
+    """The simulator's errors in ``transcript`` (see the module docstring); ``ending`` is why the
+    conversation ended (``None``: cut short by the deadline or a crash), and
+    ``stop_condition_held`` whether a ``stop_when`` condition held when it did."""
+    errors: list[SimulatorError] = []
+    brief = " ".join([user.instruction, user.persona or "", *user.facts_text()])
+    instruction_words = _words(user.instruction)
+    said_before = brief
+    shapes = _fact_shapes(user)
+    stated: dict[str, tuple[str, int]] = {}
+    contradictions: set[tuple[str, str]] = set()  # each reported once, however often repeated
+    user_turn = 0
+    for turn in transcript:
+        if turn.role == "user":
+            user_turn += 1
+        if turn.role == "user" and turn.simulated:
+            if _recites(instruction_words, _words(turn.text)):
+                errors.append(
+                    SimulatorError(
+                        check="leaked_goal",
+                        turn=user_turn,
+                        detail="it recited its hidden instruction",
+                    )
+                )
+            for token in _identifiers(turn.text):
+                if token.lower() not in said_before.lower():
+                    errors.append(
+                        SimulatorError(
+                            check="invented_fact",
+                            turn=user_turn,
+                            detail=f"{token!r} is in no fact it was given",
+                        )
+                    )
+                shape = _shape(token)
+                if shape in shapes:
+                    first = stated.setdefault(shape, (token, user_turn))
+                    changed = first[0] != token and (first[0], token) not in contradictions
+                    if changed and not _both_in(user.instruction, first[0], token):
+                        contradictions.add((first[0], token))
+                        errors.append(
+                            SimulatorError(
+                                check="contradiction",
+                                turn=user_turn,
+                                detail=f"it said {token!r} after {first[0]!r} (turn {first[1]})",
+                            )
+                        )
+        said_before += " " + turn.text
+    if ending == "simulator" and user.stop_when and not stop_condition_held:
+        conditions = "; ".join(str(condition) for condition in user.stop_when)
+        errors.append(
+            SimulatorError(
+                check="ended_early", turn=None, detail=f"it stopped before any of: {conditions}"
+            )
+        )
+    return errors
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _recites(instruction: list[str], said: list[str]) -> bool:
+    size = min(LEAK_WORDS, len(instruction))
+    if size == 0 or len(said) < size:
+        return False
+    runs = {tuple(instruction[i : i + size]) for i in range(len(instruction) - size + 1)}
+    return any(tuple(said[i : i + size]) in runs for i in range(len(said) - size + 1))
+
+
+def _identifiers(text: str) -> list[str]:
+    emails = _EMAIL.findall(text)
+    rest = _EMAIL.sub(" ", text)
+    tokens = [t for t in _TOKEN.findall(rest) if len(t) >= 4 and any(c.isdigit() for c in t)]
+    return list(dict.fromkeys([*emails, *tokens]))
+
+
+def _shape(token: str) -> str:
+    return re.sub(r"[a-z]", "a", re.sub(r"[A-Z]", "A", re.sub(r"\d", "9", token)))
+
+
+def _fact_shapes(user: SimulatedUser) -> set[str]:
+    return {_shape(t) for fact in user.facts_text() for t in _identifiers(fact)}
+
+
+def _both_in(instruction: str, first: str, second: str) -> bool:
+    return first in instruction and second in instruction
