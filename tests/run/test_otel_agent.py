@@ -30,7 +30,7 @@ from tests.run.otel_agents import (
 )
 from tests.waiting import GUARD_S, wait_for_event
 from trailcheck.capture import TraceCollector
-from trailcheck.cases import dump_dataset
+from trailcheck.cases import SimulatedUser, StopCondition, dump_dataset
 from trailcheck.cli import run_cli
 from trailcheck.errors import UsageError
 from trailcheck.run import (
@@ -41,9 +41,11 @@ from trailcheck.run import (
     TelemetryContext,
     run,
 )
+from trailcheck.run.conversation import USER_TURN_SPAN
 from trailcheck.run.otel_trial import TRIAL_SPAN_NAME
 from trailcheck.run.results import load_report
 from trailcheck.run.trial_spans import sdk_tracer_provider, trial_router
+from trailcheck.testing import ScriptedUser
 
 pytestmark = pytest.mark.live
 
@@ -338,3 +340,43 @@ def test_run_command_with_agent_kind_otel(
     assert run_cli([*command[:3], "langgraph", *command[4:]]) == 2
     err = capsys.readouterr().err
     assert "'--agent-kind': Value error, 'langgraph' is not one of 'native', 'otel'" in err
+
+
+def test_a_simulated_user_talks_to_an_otel_agent_and_its_turns_are_spans(
+    provider: TracerProvider,
+) -> None:
+    user = SimulatedUser(
+        instruction="Get 5 added to the ledger; say the amount only when asked.",
+        known_facts={"amount": 5},
+        stop_when=[StopCondition(tool_called="add_entry")],
+    )
+    dataset = ledger_dataset()
+    case = dataset.cases[0].model_copy(update={"input": None, "user": user})
+
+    def make(context: TelemetryContext) -> FrameworkAgent:
+        def respond(message: str) -> str:
+            if "5" not in message:
+                return "How much should I add?"
+            instrumented_turn(context.tracer_provider, context.tools, message)
+            return ANSWER
+
+        return respond
+
+    simulator = ScriptedUser("Please add to my ledger.", [(r"How much", "Add {amount}.")])
+    one = dataset.model_copy(update={"cases": [case]})
+    result = run(one, OtelAgent(make, tracer_provider=provider), ledger, user_simulator=simulator)
+    trial = result.report.cases[0].trials[0]
+    assert trial.status == "passed", trial.reason
+    [trace] = result.traces
+    turns = [s for s in trace.spans if s.name == USER_TURN_SPAN]
+    assert [s.attributes["trailcheck.user.message"] for s in turns] == [
+        "Please add to my ledger.",
+        "Add 5.",
+    ]
+    assert all(s.attributes["trailcheck.user.simulated"] is True for s in turns)
+    assert isinstance(trace.input, list)
+    assert [(m.name, m.text) for m in trace.input] == [
+        ("simulated_user", "Please add to my ledger."),
+        ("simulated_user", "Add 5."),
+    ]
+    assert trace.metadata["simulated_user"]["ending"] == "stop_when"

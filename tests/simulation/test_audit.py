@@ -1,0 +1,72 @@
+"""The simulator audit: each check catches its error and leaves an honest user alone."""
+
+from __future__ import annotations
+
+from trailcheck.cases import SimulatedUser, StopCondition
+from trailcheck.simulation import ConversationEnding, Turn, audit_conversation
+
+USER = SimulatedUser(
+    instruction="You want a refund for order A-1042, which arrived broken. Accept 25 EUR.",
+    known_facts={"order_id": "A-1042", "email": "ana@example.com"},
+    stop_when=[StopCondition(tool_called="issue_refund")],
+)
+
+
+def said(*turns: tuple[str, str]) -> list[Turn]:
+    return [Turn.model_validate({"role": r, "text": t, "simulated": r == "user"}) for r, t in turns]
+
+
+def checks(
+    transcript: list[Turn], ending: ConversationEnding | None = "stop_when", held: bool = True
+) -> list[tuple[str, int | None]]:
+    errors = audit_conversation(USER, transcript, ending, held)
+    return [(error.check, error.turn) for error in errors]
+
+
+def test_an_honest_user_passes_every_check() -> None:
+    transcript = said(
+        ("user", "Hi, my blender arrived broken and I'd like a refund."),
+        ("agent", "Sorry! What is your order number and e-mail?"),
+        ("user", "Order A-1042, ana@example.com. I waited 2 weeks for it."),
+        ("agent", "I can refund 25 EUR for A-1042. Shall I?"),
+        ("user", "Yes, 25 EUR for A-1042 is fine."),
+    )
+    assert checks(transcript) == []
+
+
+def test_reciting_the_instruction_is_a_leak_whatever_the_case_and_punctuation() -> None:
+    transcript = said(("user", "so: YOU WANT a refund for order a-1042, which arrived BROKEN!"))
+    assert checks(transcript) == [("leaked_goal", 1)]
+
+
+def test_a_short_overlap_with_the_instruction_is_not_a_leak() -> None:
+    assert checks(said(("user", "I want a refund for order A-1042 please."))) == []
+
+
+def test_an_identifier_nobody_gave_is_invented_but_one_the_agent_said_is_not() -> None:
+    invented = said(("user", "My order is A-9999."))
+    assert checks(invented) == [("invented_fact", 1)]
+    echoed = said(
+        ("user", "Refund please."),
+        ("agent", "Is it order B-2024?"),
+        ("user", "Yes, B-2024... sorry, no: A-1042."),
+    )
+    assert ("invented_fact", 2) not in checks(echoed)
+
+
+def test_two_values_for_one_fact_contradict_unless_the_instruction_holds_both() -> None:
+    fickle = said(("user", "Order A-1042."), ("agent", "OK."), ("user", "I mean A-1043."))
+    assert ("contradiction", 2) in checks(fickle)
+    both = SimulatedUser(
+        instruction="Refund A-1042 and A-1043.", known_facts={"order_id": "A-1042"}
+    )
+    errors = audit_conversation(both, fickle, "simulator", False)
+    assert [e.check for e in errors] == []
+
+
+def test_stopping_before_any_stop_condition_is_ending_early_only_when_the_case_has_some() -> None:
+    transcript = said(("user", "Refund please."), ("agent", "Order number?"))
+    assert checks(transcript, ending="simulator", held=False) == [("ended_early", None)]
+    assert checks(transcript, ending="max_turns", held=False) == []
+    open_ended = USER.model_copy(update={"stop_when": []})
+    assert audit_conversation(open_ended, transcript, "simulator", False) == []
