@@ -652,11 +652,13 @@ EXPORTS: dict[str, list[str]] = {
         "tool_call_reply",
     ],
     "trailcheck.simulation": [
+        "SIMULATOR_CHECKS",
         "STOP_SIGNAL",
         "ConversationEnding",
         "ModelUserSimulator",
         "SimulatorCheck",
         "SimulatorError",
+        "SimulatorReviewer",
         "Turn",
         "TurnCache",
         "UserSimulator",

@@ -3,6 +3,7 @@ counted as sim_error, and the baseline's turns replayed to a candidate."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -10,12 +11,13 @@ import pytest
 
 from trailcheck.cases import Case, Dataset, SimulatedUser, StopCondition
 from trailcheck.errors import UsageError
+from trailcheck.judge.simulator_audit import ModelSimulatorReviewer
 from trailcheck.run.agent import TrialContext
 from trailcheck.run.conversation import SIMULATED_USER_NAME, USER_TURN_SPAN
 from trailcheck.run.plan import RunOptions
 from trailcheck.run.runner import RunResult, run
 from trailcheck.simulation import STOP_SIGNAL
-from trailcheck.testing import ScriptedUser
+from trailcheck.testing import ScriptedModel, ScriptedUser
 
 INSTRUCTION = (
     "Your blender from order A-1042 arrived broken and you want your money back. Ask for a"
@@ -269,3 +271,22 @@ def test_a_case_needs_an_input_or_a_simulated_user() -> None:
     with pytest.raises(ValueError, match="exactly one"):
         StopCondition(tool_called="x", agent_says="y")
     assert "(simulated user) Your blender" in refund_case().input_text()
+
+
+def test_a_reviewing_judge_adds_what_the_rules_miss_and_its_failure_is_kept_as_data() -> None:
+    finding = {"errors": [{"check": "invented_fact", "turn": 1, "detail": "a made-up address"}]}
+    reviewer = ModelSimulatorReviewer(ScriptedModel([json.dumps(finding)], name="reviewer"))
+    trial = run_refund(CarefulAgent, polite_user(), k=1, user_reviewer=reviewer)
+    [result] = trial.report.cases[0].trials
+    assert result.status == "sim_error"
+    assert [(e.check, e.turn, e.by) for e in result.simulator_errors] == [
+        ("invented_fact", 1, "judge:reviewer")
+    ]
+
+    broken = ModelSimulatorReviewer(ScriptedModel(["not json", "still not json"], name="broken"))
+    [kept] = (
+        run_refund(CarefulAgent, polite_user(), k=1, user_reviewer=broken).report.cases[0].trials
+    )
+    assert kept.status == "passed"
+    assert [f.scorer for f in kept.scorer_failures] == ["judge:broken"]
+    assert "no valid answer" in kept.scorer_failures[0].message

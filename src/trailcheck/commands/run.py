@@ -210,6 +210,14 @@ class RunRequest(NamedTuple):
             help="A factory of the user simulator, instead of `--user-model`.",
         ),
     ] = None
+    user_review_model: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            rich_help_panel=USER,
+            help="A judge model that reviews each simulated user after the audit's rules.",
+        ),
+    ] = None
     replay_user: Annotated[
         Path | None,
         typer.Option(

@@ -22,6 +22,7 @@ from trailcheck.commands.telemetry import emit, emit_target
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.extras import needs_extra
 from trailcheck.judge.calibration import CalibrationReport, load_calibration_report
+from trailcheck.judge.simulator_audit import ModelSimulatorReviewer
 from trailcheck.models.openai_client import OpenAIChatModel
 from trailcheck.report.files import write_run
 from trailcheck.report.html import render_html
@@ -94,8 +95,11 @@ def _user_simulator(
 ) -> tuple[OpenAIChatModel | None, UserSimulator | None]:
     """The simulator ``--user-model`` or ``--user-simulator`` names (one at most), and the
     model to close when the run ends."""
-    if request.user_base_url is not None and request.user_model is None:
-        raise UsageError("--user-base-url needs --user-model")
+    if (
+        request.user_base_url is not None
+        and None is request.user_model is request.user_review_model
+    ):
+        raise UsageError("--user-base-url needs --user-model or --user-review-model")
     if request.user_model is not None and request.user_simulator is not None:
         raise UsageError("give --user-model or --user-simulator, not both")
     if request.user_simulator is not None:
@@ -112,6 +116,21 @@ def _user_simulator(
         what="trailcheck run --user-model",
     )
     return model, ModelUserSimulator(model)
+
+
+def _user_reviewer(
+    request: RunRequest,
+) -> tuple[OpenAIChatModel | None, ModelSimulatorReviewer | None]:
+    """The judge ``--user-review-model`` names (at ``--user-base-url``), and its model."""
+    if request.user_review_model is None:
+        return None, None
+    model = openai_model(
+        request.user_review_model,
+        request.user_base_url,
+        request.api_key_env,
+        what="trailcheck run --user-review-model",
+    )
+    return model, ModelSimulatorReviewer(model)
 
 
 def run_command(request: RunRequest) -> None:
@@ -148,8 +167,10 @@ def run_command(request: RunRequest) -> None:
     if calibration is not None and rubric_judge is None:
         raise UsageError("--judge-calibration needs --judge")
     user_chat, simulator = _user_simulator(request)
+    review_chat, reviewer = _user_reviewer(request)
     replay = load_report(request.replay_user) if request.replay_user is not None else None
-    closing = [model for model in (chat, judge_models.model, user_chat) if model is not None]
+    models = (chat, judge_models.model, user_chat, review_chat)
+    closing = [model for model in models if model is not None]
     with (
         _trial_executor(
             where,
@@ -177,6 +198,7 @@ def run_command(request: RunRequest) -> None:
             executor=trial_executor,
             user_simulator=simulator,
             replay_user=replay,
+            user_reviewer=reviewer,
         )
     folder = request.out or new_run_folder(dataset.name)
     written = write_run(

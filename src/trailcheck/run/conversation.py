@@ -26,9 +26,11 @@ from trailcheck.cases import Case, SimulatedUser
 from trailcheck.errors import UsageError
 from trailcheck.run.faults import tool_name
 from trailcheck.run.preflight import user_turns
+from trailcheck.scorers import ScorerFailure
 from trailcheck.simulation import (
     ConversationEnding,
     SimulatorError,
+    SimulatorReviewer,
     Turn,
     TurnCache,
     UserSimulator,
@@ -148,13 +150,24 @@ class Conversation:
             if turn.role == "user"
         ]
 
-    def audit(self) -> list[SimulatorError]:
-        """The simulator's errors in this conversation; none when it had no simulated user."""
-        if self._case.user is None or not self.simulated_turns:
-            return []
-        return audit_conversation(
-            self._case.user, self.transcript, self.ending, self.stop_condition_held
-        )
+    async def audit(
+        self, reviewer: SimulatorReviewer | None = None
+    ) -> tuple[list[SimulatorError], list[ScorerFailure]]:
+        """The simulator's errors in this conversation (none without a simulated user): by the
+        audit's rules, then by ``reviewer`` when given. A review that raised is returned as a
+        failure of the review (to keep beside the trial), and the rules' finding stands."""
+        user = self._case.user
+        if user is None or not self.simulated_turns:
+            return [], []
+        errors = audit_conversation(user, self.transcript, self.ending, self.stop_condition_held)
+        if reviewer is None:
+            return errors, []
+        try:
+            errors += await reviewer.review(user, self.transcript)
+        # The reviewer's failure is data beside the trial, never a lost trial.
+        except Exception as failure:  # noqa: BLE001
+            return errors, [ScorerFailure.from_exception(reviewer.name, failure)]
+        return errors, []
 
     def describe(self) -> dict[str, Any] | None:
         """What the trace's metadata keeps of the simulated user: who, how it ended, how many

@@ -16,7 +16,7 @@ from trailcheck.rate_limit import RateLimiter
 from trailcheck.run.agent import AgentFactory
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.results import TrialResult
-from trailcheck.simulation import TurnCache, UserSimulator
+from trailcheck.simulation import SimulatorReviewer, TurnCache, UserSimulator
 
 __all__ = ["RunOptions", "TrialExecutor", "TrialPlan"]
 
@@ -58,6 +58,8 @@ class TrialPlan:
     user_simulator: UserSimulator | None = None
     user_replay: TurnCache | None = None
     """The baseline's simulated turns, replayed where the transcript is the same."""
+    user_reviewer: SimulatorReviewer | None = None
+    """The judge that reviews each simulated conversation after the audit's rules."""
 
     @classmethod
     def for_run(
@@ -69,6 +71,7 @@ class TrialPlan:
         judge: Judge | None,
         user_simulator: UserSimulator | None = None,
         user_replay: TurnCache | None = None,
+        user_reviewer: SimulatorReviewer | None = None,
     ) -> TrialPlan:
         """The plan of a run of ``dataset``: its version and resource hints, and the run's one
         rate limiter when ``options`` set a rate."""
@@ -84,6 +87,7 @@ class TrialPlan:
             dataset.resources,
             user_simulator,
             user_replay,
+            user_reviewer,
         )
 
 

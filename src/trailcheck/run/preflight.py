@@ -17,6 +17,7 @@ from trailcheck.environment import Environment, EnvironmentFactory
 from trailcheck.errors import UsageError
 from trailcheck.run.faults import tool_name
 from trailcheck.run.manifest import describe_environment
+from trailcheck.simulation import UserSimulator
 
 
 def user_turns(case: Case) -> list[str]:
@@ -32,6 +33,17 @@ def user_turns(case: Case) -> list[str]:
             f"case {case.id!r}: the runner plays user turns only, but {', '.join(others)}"
         )
     return [message.text for message in case.input]
+
+
+def check_simulated_users(cases: Sequence[Case], simulator: UserSimulator | None) -> None:
+    """A case with a simulated user and no simulator to play it is refused before any trial."""
+    needing = [case.id for case in cases if case.user is not None]
+    if needing and simulator is None:
+        shown = ", ".join(map(repr, needing[:3])) + (" ..." if len(needing) > 3 else "")
+        raise UsageError(
+            f"{len(needing)} case(s) have a simulated user ({shown}), but the run has no user"
+            " simulator: give --user-model (any OpenAI-compatible model), or user_simulator="
+        )
 
 
 def selected_cases(dataset: Dataset, splits: tuple[Split, ...] | None) -> list[Case]:

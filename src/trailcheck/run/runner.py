@@ -52,7 +52,7 @@ from trailcheck.run.native_trial import NativeTrial
 from trailcheck.run.otel_agent import OtelAgent
 from trailcheck.run.otel_trial import OtelTrial
 from trailcheck.run.plan import RunOptions, TrialExecutor, TrialPlan
-from trailcheck.run.preflight import probe_environment, selected_cases
+from trailcheck.run.preflight import check_simulated_users, probe_environment, selected_cases
 from trailcheck.run.results import (
     CaseResult,
     RunReport,
@@ -64,8 +64,8 @@ from trailcheck.run.results import (
 )
 from trailcheck.run.stats import summarize_outcomes
 from trailcheck.run.status import TrialStatus
-from trailcheck.scorers import Grade, Scorer, case_scorers, default_scorers, grade
-from trailcheck.simulation import TurnCache, UserSimulator
+from trailcheck.scorers import Grade, Scorer, ScorerFailure, case_scorers, default_scorers, grade
+from trailcheck.simulation import SimulatorError, SimulatorReviewer, TurnCache, UserSimulator
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import dump_trace
 
@@ -223,21 +223,22 @@ async def run_trial(
     if trace is None:  # the agent ran, but its telemetry gave no trace (an otel agent's)
         return result("infra_error", str(collected), None, **said), None
     graded = await judged(grade(trace, case, scorers), trace, case, plan.judge)
-    status, reason, extra = _verdict(graded, conversation)
+    status, reason, extra = _verdict(graded, *await conversation.audit(plan.user_reviewer))
     return result(status, reason, trace, **extra, **said), trace
 
 
-def _verdict(graded: Grade, conversation: Conversation) -> tuple[TrialStatus, str, dict[str, Any]]:
+def _verdict(
+    graded: Grade, simulator_errors: list[SimulatorError], review_failures: list[ScorerFailure]
+) -> tuple[TrialStatus, str, dict[str, Any]]:
     """A graded trial's status, reason and findings: the grade's, unless the simulated user
     erred, when it is ``sim_error`` (the scores stay, to read: the agent was graded against a
     user who did not follow its brief)."""
     extra: dict[str, Any] = {
         "scores": list(graded.scores),
-        "scorer_failures": list(graded.failures),
+        "scorer_failures": [*graded.failures, *review_failures],
         # A judge may have turned a failed grade unscorable: only a failure is attributed.
         "attribution": graded.attribution if graded.status == "failed" else None,
     }
-    simulator_errors = conversation.audit()
     if simulator_errors:
         reason = "the simulated user erred: " + "; ".join(map(str, simulator_errors))
         return "sim_error", reason, {**extra, "simulator_errors": simulator_errors}
@@ -257,6 +258,7 @@ async def run_async(
     executor: TrialExecutor | None = None,
     user_simulator: UserSimulator | None = None,
     replay_user: RunReport | None = None,
+    user_reviewer: SimulatorReviewer | None = None,
 ) -> RunResult:
     """Run every case (of ``options.splits``) ``options.k`` times; see the module docstring.
 
@@ -265,9 +267,10 @@ async def run_async(
     ``judge`` answers the cases' rubrics after the deterministic scorers (see
     :mod:`trailcheck.run.judging`); its version and description go in the manifest.
 
-    ``user_simulator`` plays the cases' simulated users; ``replay_user`` is a baseline report
-    whose simulated turns are replayed while the conversation is the same as it was there
-    (:mod:`trailcheck.simulation.replay`).
+    ``user_simulator`` plays the cases' simulated users, and ``user_reviewer`` (a judge)
+    reviews each conversation after the simulator audit's rules; ``replay_user`` is a baseline
+    report whose simulated turns are replayed while the conversation is the same as it was
+    there (:mod:`trailcheck.simulation.replay`).
 
     ``references`` names where the agent, environment and dataset came from
     (``{"agent": "shop.agents:v2", "environment": ..., "dataset": "support.yaml"}``), for the
@@ -276,11 +279,18 @@ async def run_async(
     options = options or RunOptions()
     names = references or {}
     cases = selected_cases(dataset, options.splits)
-    _check_simulated_users(cases, user_simulator)
+    check_simulated_users(cases, user_simulator)
     scorers_by_case = {case.id: case_scorers(case) for case in cases}
     replay = None if replay_user is None else TurnCache(replay_user.user_turns())
     plan = TrialPlan.for_run(
-        dataset, agent_factory, environment_factory, options, judge, user_simulator, replay
+        dataset,
+        agent_factory,
+        environment_factory,
+        options,
+        judge,
+        user_simulator,
+        replay,
+        user_reviewer,
     )
     environment = probe_environment(cases, environment_factory, names.get("environment"))
     manifest = build_manifest(
@@ -335,6 +345,7 @@ async def run_async(
     if user_simulator is not None:
         manifest["user_simulator"] = {
             "name": user_simulator.name,
+            "reviewer": None if user_reviewer is None else user_reviewer.name,
             "replayed_from": None
             if replay_user is None or replay is None
             else {"created_at": replay_user.manifest.get("created_at"), "turns": len(replay)},
@@ -345,17 +356,6 @@ async def run_async(
     replayed = user_replay_summary(result.report, replay_user)
     report = result.report.model_copy(update={"user_replay": replayed})
     return RunResult(report, result.trace_lines)
-
-
-def _check_simulated_users(cases: Sequence[Case], simulator: UserSimulator | None) -> None:
-    """A case with a simulated user and no simulator to play it is refused before any trial."""
-    needing = [case.id for case in cases if case.user is not None]
-    if needing and simulator is None:
-        shown = ", ".join(map(repr, needing[:3])) + (" ..." if len(needing) > 3 else "")
-        raise UsageError(
-            f"{len(needing)} case(s) have a simulated user ({shown}), but the run has no user"
-            " simulator: give --user-model (any OpenAI-compatible model), or user_simulator="
-        )
 
 
 def _all_scorers(per_case: Any) -> list[Scorer]:

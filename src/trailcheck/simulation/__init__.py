@@ -12,18 +12,26 @@
 The conversation loop itself is the runner's (:mod:`trailcheck.run.conversation`).
 """
 
-from trailcheck.simulation.audit import SimulatorCheck, SimulatorError, audit_conversation
+from trailcheck.simulation.audit import (
+    SIMULATOR_CHECKS,
+    SimulatorCheck,
+    SimulatorError,
+    SimulatorReviewer,
+    audit_conversation,
+)
 from trailcheck.simulation.brief import STOP_SIGNAL, simulator_prompt
 from trailcheck.simulation.replay import TurnCache, transcript_key
 from trailcheck.simulation.simulator import ModelUserSimulator, UserSimulator
 from trailcheck.simulation.turns import ConversationEnding, Turn, UserTurn
 
 __all__ = [
+    "SIMULATOR_CHECKS",
     "STOP_SIGNAL",
     "ConversationEnding",
     "ModelUserSimulator",
     "SimulatorCheck",
     "SimulatorError",
+    "SimulatorReviewer",
     "Turn",
     "TurnCache",
     "UserSimulator",

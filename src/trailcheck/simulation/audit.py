@@ -22,16 +22,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from trailcheck.cases import SimulatedUser
 from trailcheck.simulation.turns import ConversationEnding, Turn
 
-__all__ = ["LEAK_WORDS", "SimulatorCheck", "SimulatorError", "audit_conversation"]
+__all__ = [
+    "LEAK_WORDS",
+    "SIMULATOR_CHECKS",
+    "SimulatorCheck",
+    "SimulatorError",
+    "SimulatorReviewer",
+    "audit_conversation",
+]
 
 SimulatorCheck = Literal["leaked_goal", "invented_fact", "contradiction", "ended_early"]
+SIMULATOR_CHECKS: Final[tuple[SimulatorCheck, ...]] = (
+    "leaked_goal",
+    "invented_fact",
+    "contradiction",
+    "ended_early",
+)
 
 LEAK_WORDS: Final = 8
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
@@ -48,10 +61,26 @@ class SimulatorError(BaseModel):
     check: SimulatorCheck
     turn: int | None
     detail: str
+    by: str = "rules"
+    """Who found it: ``rules`` (these checks), or the name of a reviewing judge."""
 
     def __str__(self) -> str:
         where = f" at user turn {self.turn}" if self.turn is not None else ""
         return f"{self.check}{where}: {self.detail}"
+
+
+class SimulatorReviewer(Protocol):
+    """The optional second opinion: a judge that reads the brief and the conversation and names
+    the simulator's errors the rules cannot see (a fact stated in other words, a contradiction
+    of meaning). It raises when it cannot answer; the runner keeps that as a failure of the
+    review, not of the trial. ``name`` goes in each error's ``by``."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def review(
+        self, user: SimulatedUser, transcript: Sequence[Turn]
+    ) -> list[SimulatorError]: ...
 
 
 def audit_conversation(
