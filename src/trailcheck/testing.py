@@ -1,6 +1,7 @@
 """Fakes and builders for tests, ours and our users': build traces by hand in a few lines, and
 script a model's replies (:class:`ScriptedModel`, :func:`tool_call_reply`), a simulated user's
-turns (:class:`ScriptedUser`) and a judge's verdicts (:class:`FakeJudge`).
+turns (:class:`ScriptedUser`), a judge's verdicts (:class:`FakeJudge`) and a drafting model's
+scenarios per policy clause (:func:`scripted_drafter`).
 
 >>> trace = (
 ...     TraceBuilder("t1", input="Refund order A-1")
@@ -16,13 +17,14 @@ turns (:class:`ScriptedUser`) and a judge's verdicts (:class:`FakeJudge`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Self, TypeAlias
 
 import orjson
 
 from trailcheck.errors import UsageError
 from trailcheck.judge.verdict import JudgeItem, Judging, Verdict
+from trailcheck.models.chat import Reply, ToolDeclaration
 from trailcheck.models.scripted import ScriptedModel, tool_call_reply
 from trailcheck.simulation.scripted import ScriptedUser
 from trailcheck.trace import (
@@ -35,7 +37,14 @@ from trailcheck.trace import (
     Usage,
 )
 
-__all__ = ["FakeJudge", "ScriptedModel", "ScriptedUser", "TraceBuilder", "tool_call_reply"]
+__all__ = [
+    "FakeJudge",
+    "ScriptedModel",
+    "ScriptedUser",
+    "TraceBuilder",
+    "scripted_drafter",
+    "tool_call_reply",
+]
 
 # Builder spans are 1 µs long and 1 µs apart: ordered, deterministic, obviously synthetic.
 _STEP_NS = 1_000
@@ -258,3 +267,38 @@ class FakeJudge:
         return Judging(
             **base, judge_version=self._version, status="judged", verdict=outcome, reason=reason
         )
+
+
+def _asked_clause(messages: Sequence[Message]) -> str | None:
+    """The clause id a drafting request asks about: the last user message is a JSON object
+    whose ``clause.id`` names it (see :mod:`trailcheck.drafting.prompt`)."""
+    for message in reversed(messages):
+        if message.role != "user":
+            continue
+        try:
+            request = orjson.loads(message.text)
+        except orjson.JSONDecodeError:
+            continue  # a retry's message, in words: the request is further back
+        clause = request.get("clause") if isinstance(request, dict) else None
+        if isinstance(clause, dict) and isinstance(clause.get("id"), str):
+            return str(clause["id"])
+    return None
+
+
+def scripted_drafter(
+    drafts: Mapping[str, Sequence[Mapping[str, Any]] | str], *, name: str = "scripted-drafter"
+) -> ScriptedModel:
+    """A drafting model that answers each clause's request with ``drafts[clause id]``: a list of
+    scenarios (as :class:`~trailcheck.drafting.DraftedScenario` data), sent as ``{"drafts":
+    [...]}``, or a text sent as it is (to script a bad answer). A clause it has nothing for gets
+    no scenarios."""
+
+    def reply(messages: Sequence[Message], tools: Sequence[ToolDeclaration]) -> Reply:
+        del tools  # drafting shows the tools in its request, not as callable tools
+        scripted = drafts.get(_asked_clause(messages) or "", [])
+        if isinstance(scripted, str):
+            return Reply(text=scripted, finish_reason="stop")
+        text = orjson.dumps({"drafts": [dict(each) for each in scripted]}).decode()
+        return Reply(text=text, finish_reason="stop")
+
+    return ScriptedModel(reply, name=name)

@@ -7,7 +7,15 @@ from trailcheck.audit.contradictions import check_contradictions
 from trailcheck.audit.finding import SEVERITIES, AuditResult, Finding, Severity
 from trailcheck.audit.flaky import check_flaky
 from trailcheck.audit.lint import WRITE_PREFIXES, is_write_tool, lint_dataset
-from trailcheck.audit.oracle import ORACLE_SCORERS, OracleAgent, check_oracle, plan_calls
+from trailcheck.audit.oracle import (
+    ORACLE_SCORERS,
+    OracleAgent,
+    OracleReplay,
+    check_oracle,
+    oracle_failures,
+    plan_calls,
+    replay_oracle,
+)
 from trailcheck.audit.provenance import check_provenance
 from trailcheck.audit.suite import audit_dataset
 from trailcheck.audit.trivial import (
@@ -28,6 +36,7 @@ __all__ = [
     "Finding",
     "HandOffAgent",
     "OracleAgent",
+    "OracleReplay",
     "RandomToolAgent",
     "Severity",
     "audit_dataset",
@@ -40,6 +49,8 @@ __all__ = [
     "check_trivial_static",
     "is_write_tool",
     "lint_dataset",
+    "oracle_failures",
     "plan_calls",
+    "replay_oracle",
     "trivial_agents",
 ]

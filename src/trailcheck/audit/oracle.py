@@ -77,7 +77,8 @@ def witness(comparator: Comparator) -> Any:
     return _NO_VALUE
 
 
-def _arguments(fields: dict[str, Comparator]) -> dict[str, Any]:
+def witness_arguments(fields: dict[str, Comparator]) -> dict[str, Any]:
+    """The arguments an expected invocation's comparators name values for, with those values."""
     values = {name: witness(comparator) for name, comparator in fields.items()}
     return {name: value for name, value in values.items() if value is not _NO_VALUE}
 
@@ -100,7 +101,7 @@ def _parameters(tool: Callable[..., Any] | None) -> list[str]:
 def plan_calls(case: Case, tools: Sequence[Callable[..., Any]]) -> list[PlannedCall]:
     """The oracle's calls for ``case`` on ``tools`` (see the module docstring)."""
     by_name = {tool_name(tool): tool for tool in tools}
-    pending = [(e.tool, _arguments(e.arguments)) for e in case.expected_arguments]
+    pending = [(e.tool, witness_arguments(e.arguments)) for e in case.expected_arguments]
     known: dict[str, Any] = {}
     for _, arguments in pending:
         for name, value in arguments.items():
@@ -152,7 +153,9 @@ def _oracle_factory(calls: Sequence[PlannedCall], answer: str | None) -> AgentFa
     return make
 
 
-def _failures(trial: TrialResult) -> list[str]:
+def oracle_failures(trial: TrialResult) -> list[str]:
+    """Why an oracle's trial failed: its status when it did not finish, else the reasons of the
+    scorers its calls determine (:data:`ORACLE_SCORERS`); empty when it passed them."""
     if trial.status in ("crashed", "timeout", "infra_error"):
         return [f"{trial.status}: {trial.reason}"]
     reasons = [
@@ -168,22 +171,45 @@ def _failures(trial: TrialResult) -> list[str]:
     return reasons
 
 
+@dataclass(frozen=True, slots=True)
+class OracleReplay:
+    """The oracle's calls for one case, the trial that made them, and why it failed (empty:
+    the case's own expectations were reached)."""
+
+    calls: tuple[PlannedCall, ...]
+    trial: TrialResult
+    failures: tuple[str, ...]
+
+
+def replay_oracle(
+    case: Case,
+    environment_factory: EnvironmentFactory,
+    *,
+    within: Dataset | None = None,
+    seed: int = 0,
+) -> OracleReplay:
+    """One oracle trial of ``case``, graded as it is (its dataset's scorers already given), in
+    a fresh environment of the factory's; run as the one case of ``within``'s settings."""
+    calls = plan_calls(case, list(environment_factory().tools))
+    template = within or Dataset(name="oracle")
+    single = template.model_copy(update={"cases": [case], "scorers": []})
+    factory = _oracle_factory(calls, case.reference_response)
+    result = run(single, factory, environment_factory, options=RunOptions(k=1, seed=seed))
+    trial = result.report.cases[0].trials[0]
+    return OracleReplay(tuple(calls), trial, tuple(oracle_failures(trial)))
+
+
 def check_oracle(
     dataset: Dataset, environment_factory: EnvironmentFactory, *, seed: int = 0
 ) -> list[Finding]:
     """Cases the oracle fails on ``environment_factory``'s environment, one run per case."""
-    tools = list(environment_factory().tools)
     findings: list[Finding] = []
     for case in dataset.graded_cases():
-        calls = plan_calls(case, tools)
-        single = dataset.model_copy(update={"cases": [case], "scorers": []})
-        factory = _oracle_factory(calls, case.reference_response)
-        result = run(single, factory, environment_factory, options=RunOptions(k=1, seed=seed))
-        trial = result.report.cases[0].trials[0]
-        failures = _failures(trial)
-        if not failures:
+        replay = replay_oracle(case, environment_factory, within=dataset, seed=seed)
+        if not replay.failures:
             continue
-        incomplete = [f"{c.tool} (no {', '.join(c.missing)})" for c in calls if c.missing]
+        failures = replay.failures
+        incomplete = [f"{c.tool} (no {', '.join(c.missing)})" for c in replay.calls if c.missing]
         if incomplete:
             message = f"the oracle could not form {', '.join(incomplete)}, and fails " + "; ".join(
                 failures

@@ -43,6 +43,7 @@ from trailcheck.loop import approve as approve_case
 from trailcheck.loop import reject as reject_case
 from trailcheck.loop.promote import CLUSTER_KEY
 from trailcheck.loop.review import edit_proposals, find_case, proposals_text, proposed
+from trailcheck.loop.synthetic import draft_lines
 from trailcheck.report import render_trace
 from trailcheck.store import DB_ENV, DEFAULT_DB_PATH, ClusterRecord, Store, UnknownTraceError
 from trailcheck.trace import Finding
@@ -267,6 +268,8 @@ def _show(case: Case, db: str | None) -> None:
     stdout.rule(f"{case.id} ({case.review_status}, {case.split})")
     stdout.print(f"input: {case.input_text()}", markup=False)
     stdout.print(f"failure modes: {', '.join(case.failure_modes) or '-'}", markup=False)
+    for line in draft_lines(case):  # a synthetic draft: its clause, scenario and reference path
+        stdout.print(line, markup=False, soft_wrap=True)
     if case.notes:
         stdout.print(case.notes, markup=False)
     stdout.print("proposed expectations:", style="bold")

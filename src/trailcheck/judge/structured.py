@@ -53,9 +53,11 @@ async def ask_structured(
     schema: dict[str, Any] | None = None,
     check: Callable[[T], str | None] | None = None,
     retries: int = 1,
+    role: str = "judge",
 ) -> Asked[T]:
     """Ask ``model`` for an ``output_type``; ``check`` returns a problem the schema cannot
-    express (e.g. "3 sentences judged, 4 asked"), or None."""
+    express (e.g. "3 sentences judged, 4 asked"), or None. ``role`` names the model in the
+    reason when it cannot be reached ("the judge model failed: ...")."""
     if retries < 0:
         raise UsageError(f"retries must be 0 or more, not {retries}")
     schema = schema if schema is not None else output_type.model_json_schema()
@@ -66,7 +68,7 @@ async def ask_structured(
         try:
             reply = await model.complete(conversation, output_schema=schema)
         except InfraError as error:
-            return Asked(None, raw, f"the judge model failed: {error}", attempt)
+            return Asked(None, raw, f"the {role} model failed: {error}", attempt)
         raw = reply.text
         value, problem = _validated(raw, output_type)
         if value is not None and check is not None:

@@ -32,7 +32,14 @@ from trailcheck.loop.cluster import (
 from trailcheck.loop.detect import detect
 from trailcheck.loop.promote import Promotion, add_candidate, case_id_for, promote
 from trailcheck.loop.redact import Redaction, redact_text, redact_value
-from trailcheck.loop.review import approve, edit_proposals, proposals_text, proposed, reject
+from trailcheck.loop.review import (
+    approve,
+    edit_proposals,
+    proposals_text,
+    proposed,
+    reject,
+    with_proposals,
+)
 from trailcheck.loop.rule import DetectionRule, Hit
 from trailcheck.loop.rule_file import (
     RULE_KINDS,
@@ -43,7 +50,7 @@ from trailcheck.loop.rule_file import (
     load_rules,
     parse_rules,
 )
-from trailcheck.loop.signature import tool_signature
+from trailcheck.loop.signature import calls_signature, tool_signature
 from trailcheck.loop.splits import HOLDOUT_FRACTION, assign_splits, straddling_groups
 
 __all__ = [
@@ -74,6 +81,7 @@ __all__ = [
     "approve",
     "assign_splits",
     "builtin_rules",
+    "calls_signature",
     "case_id_for",
     "cluster_occurrences",
     "combined_rules",
@@ -91,4 +99,5 @@ __all__ = [
     "reject",
     "straddling_groups",
     "tool_signature",
+    "with_proposals",
 ]

@@ -5,8 +5,9 @@ Approving moves ``metadata.proposed`` (see :mod:`.promote`) into the case's own 
 ``review_status: approved`` and ``reviewed_by``; a candidate with no proposals and no
 expectations of its own is refused, since it would check nothing. Rejecting keeps the case
 (so the cluster is not promoted again) with ``review_status: rejected`` and the reason in its
-notes. Either way the dataset's content changes, and so its version
-(:func:`~trailcheck.cases.dataset_version`). Splits are then reassigned for candidates
+notes. A synthetic draft (:mod:`.synthetic`) is reviewed the same way, except that one whose
+reference path failed cannot be approved. Either way the dataset's content changes, and so its
+version (:func:`~trailcheck.cases.dataset_version`). Splits are then reassigned for candidates
 (:func:`~trailcheck.loop.splits.assign_splits`).
 """
 
@@ -22,6 +23,7 @@ from trailcheck.cases.yaml_core import COMPOSING_LOADER, dump_yaml
 from trailcheck.errors import InputError, UsageError
 from trailcheck.loop.promote import PROPOSED_KEY
 from trailcheck.loop.splits import assign_splits
+from trailcheck.loop.synthetic import marked_edited, reference_path_failure
 
 PROPOSABLE = ("expected_tools", "expected_arguments", "expected_state", "policies")
 """The fields a proposal may set."""
@@ -61,6 +63,13 @@ def _rebuilt(case: Case, changes: dict[str, Any], drop_proposals: bool) -> Case:
         raise UsageError(f"case {case.id!r}: {problems}") from None
 
 
+def with_proposals(case: Case) -> Case:
+    """``case`` as it would be once approved: its proposals adopted, its status unchanged
+    (what the drafts' reference path replays, and near-duplicates are compared by)."""
+    changes = {field: value for field, value in proposed(case).items() if field in PROPOSABLE}
+    return _rebuilt(case, changes, drop_proposals=True) if changes else case
+
+
 def _with_case(dataset: Dataset, case: Case) -> Dataset:
     cases = [case if existing.id == case.id else existing for existing in dataset.cases]
     settings = {name: getattr(dataset, name) for name in Dataset.model_fields if name != "cases"}
@@ -86,6 +95,12 @@ def approve(dataset: Dataset, case_id: str, *, reviewer: str) -> Dataset:
     if not reviewer.strip():
         raise UsageError("approving needs the reviewer's name")
     case = find_case(dataset, case_id)
+    failure = reference_path_failure(case)
+    if failure is not None:
+        raise UsageError(
+            f"case {case_id!r} is a synthetic draft whose reference path failed ({failure}):"
+            " draft it again, or write a case of your own"
+        )
     changes = {field: value for field, value in proposed(case).items() if field in PROPOSABLE}
     changes |= {"review_status": "approved", "reviewed_by": reviewer.strip()}
     approved = _rebuilt(case, changes, drop_proposals=True)
@@ -131,6 +146,6 @@ def edit_proposals(dataset: Dataset, case_id: str, text: str) -> Dataset:
         )
     kept = {key: value for key, value in data.items() if value is not None}
     _rebuilt(case, kept, drop_proposals=True)  # checks that adopting them makes a valid case
-    metadata = dict(case.metadata)
+    metadata = marked_edited(case)
     metadata[PROPOSED_KEY] = kept
     return _with_case(dataset, _rebuilt(case, {"metadata": metadata}, drop_proposals=False))

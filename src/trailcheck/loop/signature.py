@@ -11,6 +11,7 @@ failure. Calls are joined with `` > ``; a trace without calls has the signature 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from trailcheck.trace import Trace
@@ -37,15 +38,16 @@ def value_shape(value: Any) -> str:
     return type(value).__name__
 
 
-def call_shape(name: str, arguments: dict[str, Any]) -> str:
+def call_shape(name: str, arguments: Mapping[str, Any]) -> str:
     """``tool(name:type,...)``, names sorted."""
     inner = ",".join(f"{key}:{value_shape(arguments[key])}" for key in sorted(arguments))
     return f"{name}({inner})"
 
 
-def tool_signature(trace: Trace) -> str:
-    """The trace's calls as shapes, in order, runs of one shape collapsed (see the module)."""
-    shapes = [call_shape(call.name, call.arguments) for call in trace.tool_calls]
+def calls_signature(calls: Iterable[tuple[str, Mapping[str, Any]]]) -> str:
+    """The signature of ``(tool, arguments)`` calls in order (see the module): a trace's, or
+    the calls a case expects."""
+    shapes = [call_shape(name, arguments) for name, arguments in calls]
     if not shapes:
         return NO_CALLS
     parts: list[str] = []
@@ -58,3 +60,8 @@ def tool_signature(trace: Trace) -> str:
         parts.append(shape)
         previous = shape
     return " > ".join(parts)
+
+
+def tool_signature(trace: Trace) -> str:
+    """The trace's calls as shapes, in order, runs of one shape collapsed (see the module)."""
+    return calls_signature((call.name, call.arguments) for call in trace.tool_calls)
