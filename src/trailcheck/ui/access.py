@@ -27,6 +27,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Final
 
 from trailcheck.serve.security import Role, Tokens, same_secret
@@ -61,11 +62,15 @@ class Access:
             return Role.WRITE
         return Role.READ if Role.READ in roles else None
 
+    @cached_property
+    def _cookies(self) -> tuple[tuple[Role, str], ...]:
+        """Each role's sign-in cookie value, computed once (an HMAC a request would repeat)."""
+        return tuple((role, sign_in_value(token)) for role, token in self.tokens.configured())
+
     def _cookie_role(self, cookie: str | None) -> Role | None:
         if cookie is None:
             return None
-        configured = self.tokens.configured()
-        matched = [role for role, token in configured if same_secret(cookie, sign_in_value(token))]
+        matched = [role for role, value in self._cookies if same_secret(cookie, value)]
         return matched[0] if matched else None
 
     def sign_in(self, offered: str) -> str | None:
