@@ -584,6 +584,7 @@ EXPORTS: dict[str, list[str]] = {
         "DEFAULT_MAX_BODY_BYTES",
         "DEFAULT_SETTLE_S",
         "DEFAULT_SWEEP_INTERVAL_S",
+        "READ_TOKEN_ENV",
         "TOKEN_ENV",
         "Accepted",
         "ConflictingSpan",

@@ -13,6 +13,7 @@ import grpc as grpc_module
 import pytest
 import typer
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from typer.testing import CliRunner
@@ -23,7 +24,7 @@ from tests.waiting import GUARD_S, wait_until
 from trailcheck.commands import serve_impl as serve_module
 from trailcheck.commands.serve import serve_command
 from trailcheck.errors import UsageError
-from trailcheck.serve import TOKEN_ENV, GrpcReceiver
+from trailcheck.serve import READ_TOKEN_ENV, TOKEN_ENV, GrpcReceiver
 
 
 def _cli() -> typer.Typer:
@@ -46,6 +47,7 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
     monkeypatch.setattr(serve_module, "serve_forever", record)
     monkeypatch.delenv(TOKEN_ENV, raising=False)
+    monkeypatch.delenv(READ_TOKEN_ENV, raising=False)
     return calls
 
 
@@ -170,6 +172,44 @@ def test_listening_beyond_loopback_without_a_token_is_refused_before_opening_any
     assert isinstance(result.exception, UsageError)
     assert result.exception.exit_code == 2
     assert "refusing to listen on '0.0.0.0' without a token" in str(result.exception)
+    assert served == []
+    assert not db.exists()
+
+
+def test_the_read_only_token_reaches_the_app_and_the_grpc_receiver(
+    served: list[dict[str, Any]],
+    receivers: list[dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(READ_TOKEN_ENV, "l00k-from-env")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    result = CliRunner().invoke(_cli(), ["serve", "--db", db, "--token", "t0k"])
+    assert result.exit_code == 0, result.output
+    assert receivers[0]["read_token"] == "l00k-from-env"
+    with TestClient(served[0]["app"]) as client:
+        metrics = client.get("/metrics", headers={"Authorization": "Bearer l00k-from-env"})
+    assert metrics.status_code == 200
+    assert "the read-only token reads /metrics only" in result.output
+    assert "l00k-from-env" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--read-token", "l00k"], "a read-only token without a read-write one"),
+        (["--token", "same", "--read-token", "same"], "the read-only token is the read-write"),
+        (["--token", "t0k", "--read-token", ""], "token is empty"),
+    ],
+)
+def test_a_bad_pair_of_tokens_is_refused_before_opening_anything(
+    served: list[dict[str, Any]], tmp_path: Path, options: list[str], message: str
+) -> None:
+    db = tmp_path / "never.db"
+    result = CliRunner().invoke(_cli(), ["serve", "--db", f"sqlite:///{db}", *options])
+    assert isinstance(result.exception, UsageError)
+    assert result.exception.exit_code == 2
+    assert message in str(result.exception)
     assert served == []
     assert not db.exists()
 

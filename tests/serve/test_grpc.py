@@ -165,6 +165,35 @@ def test_a_missing_or_wrong_token_is_unauthenticated_and_stores_nothing(
     assert list(store.pending) == [(TRACE_A, ROOT)]
 
 
+def test_the_read_only_token_is_permission_denied_and_stores_nothing(
+    store: MemoryStore, clock: Clock
+) -> None:
+    intake = Intake(store, idle_timeout_ns=round(IDLE_TIMEOUT_S * SECOND_NS), clock=clock)
+    running = grpc_receiver(
+        [trace_service(intake)],
+        host="127.0.0.1",
+        port=0,
+        token=TOKEN,
+        read_token="l00k-only",
+        max_message_bytes=MAX_BYTES,
+    )
+    running.start()
+    try:
+        with grpc.insecure_channel(running.address) as channel:
+            both = Receiver(intake, running.address, channel)
+            viewer = (("authorization", "Bearer l00k-only"),)
+            error = _refusal(lambda: both.export(agent_span(), metadata=viewer))
+            assert error.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert error.details() == (
+                "this token is read-only; this request needs the read-write token"
+            )
+            assert store.add_calls == 0
+            assert both.export(agent_span()) is not None  # the read-write token is let in
+    finally:
+        running.stop(0)
+    assert list(store.pending) == [(TRACE_A, ROOT)]
+
+
 def _nan_attribute_span() -> Any:
     span = tool_span()
     span.attributes.append(KeyValue(key="x", value=AnyValue(double_value=math.nan)))

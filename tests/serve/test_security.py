@@ -1,15 +1,25 @@
-"""The bearer token and the loopback rule: refused without, and working with."""
+"""The bearer tokens, their roles and the loopback rule: refused without, and working with."""
 
 from __future__ import annotations
+
+import hmac
 
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.serve.conftest import Clock
 from tests.serve.memory_store import MemoryStore
-from tests.serve.otlp_bodies import ROOT, TRACE_A, agent_span, protobuf_body
+from tests.serve.otlp_bodies import (
+    ROOT,
+    TRACE_A,
+    agent_span,
+    log_record,
+    logs_body,
+    protobuf_body,
+)
 from trailcheck.errors import UsageError
-from trailcheck.serve import check_bind, create_app, is_loopback
+from trailcheck.serve import check_bind, create_app, is_loopback, security
+from trailcheck.serve.security import Role, Tokens, receiver_tokens
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 TOKEN = "s3cret-token"
@@ -79,3 +89,124 @@ def test_binding_beyond_loopback_without_a_token_is_refused(host: str) -> None:
 def test_an_empty_token_is_refused() -> None:
     with pytest.raises(UsageError, match="token is empty"):
         check_bind("127.0.0.1", "")
+
+
+# --- read-only and read-write tokens ----------------------------------------------------------
+
+READ_TOKEN = "l00k-only"
+READ_AUTH = {"Authorization": f"Bearer {READ_TOKEN}"}
+WRITE_AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def two_tokens(store: MemoryStore, clock: Clock) -> TestClient:
+    app = create_app(store, token=TOKEN, read_token=READ_TOKEN, sweep_interval_s=None, clock=clock)
+    return TestClient(app)
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/traces", protobuf_body(agent_span())), ("/v1/logs", logs_body(log_record()))],
+)
+def test_the_read_only_token_sends_nothing(
+    two_tokens: TestClient, store: MemoryStore, path: str, body: bytes
+) -> None:
+    refused = two_tokens.post(path, content=body, headers={**PROTOBUF, **READ_AUTH})
+    assert refused.status_code == 403
+    assert refused.json() == {
+        "code": 7,  # PERMISSION_DENIED
+        "message": "this token is read-only; this request needs the read-write token",
+    }
+    assert (store.pending, store.logs) == ({}, [])
+    accepted = two_tokens.post(path, content=body, headers={**PROTOBUF, **WRITE_AUTH})
+    assert accepted.status_code == 200
+    assert store.pending or store.logs
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [(READ_AUTH, 200), (WRITE_AUTH, 200), ({}, 401), ({"Authorization": "Bearer wrong"}, 401)],
+)
+def test_either_token_reads_the_metrics(
+    two_tokens: TestClient, headers: dict[str, str], status: int
+) -> None:
+    response = two_tokens.get("/metrics", headers=headers)
+    assert response.status_code == status
+    assert ("trailcheck_serve_spans_total" in response.text) is (status == 200)
+
+
+def test_a_read_only_token_alone_is_refused_by_the_receiver(store: MemoryStore) -> None:
+    with pytest.raises(UsageError, match="nothing could send spans"):
+        create_app(store, read_token=READ_TOKEN)
+    with pytest.raises(UsageError, match="nothing could send spans"):
+        receiver_tokens(None, READ_TOKEN)
+    assert receiver_tokens(TOKEN, READ_TOKEN) == Tokens(TOKEN, READ_TOKEN)
+
+
+@pytest.mark.parametrize(
+    ("token", "read_token", "message"),
+    [
+        (TOKEN, "", "token is empty; set --read-token"),
+        (TOKEN, "  ", "token is empty; set --read-token"),
+        (" ", None, "token is empty; set --token"),
+        (TOKEN, TOKEN, "the read-only token is the read-write token"),
+    ],
+)
+def test_an_empty_or_shared_token_is_refused(
+    token: str, read_token: str | None, message: str
+) -> None:
+    with pytest.raises(UsageError, match=message) as raised:
+        check_bind("127.0.0.1", token, read_token=read_token)
+    assert raised.value.exit_code == 2
+
+
+def test_a_read_only_token_alone_may_listen_beyond_loopback() -> None:
+    """A UI only to look at: every request must carry the read-only token there."""
+    check_bind("0.0.0.0", None, read_token=READ_TOKEN)
+    with pytest.raises(UsageError, match="without a token"):
+        check_bind("0.0.0.0", None, read_token=None)
+
+
+@pytest.mark.parametrize(
+    ("authorization", "role"),
+    [
+        (f"Bearer {TOKEN}", Role.WRITE),
+        (f"Bearer {READ_TOKEN}", Role.READ),
+        (f"bearer  {READ_TOKEN} ", Role.READ),
+        (f"Basic {TOKEN}", None),
+        (f"Bearer {TOKEN[:-1]}", None),
+        (TOKEN, None),
+        (None, None),
+    ],
+)
+def test_a_bearer_header_has_the_role_of_its_token(
+    authorization: str | None, role: Role | None
+) -> None:
+    assert Tokens(TOKEN, READ_TOKEN).role_of_bearer(authorization) is role
+
+
+def test_every_configured_token_is_compared_in_constant_time_whichever_matches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each offered token is compared with every configured one, by digests of one length, so
+    the time taken tells neither a byte, the length, nor which token matched."""
+    compared: list[tuple[int, int]] = []
+    real = hmac.compare_digest
+
+    def spy(a: bytes, b: bytes) -> bool:
+        compared.append((len(a), len(b)))
+        return real(a, b)
+
+    monkeypatch.setattr(security.hmac, "compare_digest", spy)
+    tokens = Tokens(TOKEN, READ_TOKEN)
+    for offered, role in ((TOKEN, Role.WRITE), (READ_TOKEN, Role.READ), ("x" * 500, None)):
+        compared.clear()
+        assert tokens.role_of(offered) is role
+        assert compared == [(32, 32), (32, 32)]
+
+
+def test_the_roles_cover_what_they_should() -> None:
+    assert Role.WRITE.covers(Role.WRITE)
+    assert Role.WRITE.covers(Role.READ)
+    assert Role.READ.covers(Role.READ)
+    assert not Role.READ.covers(Role.WRITE)

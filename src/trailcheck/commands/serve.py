@@ -26,6 +26,7 @@ __all__ = ["ServeRequest", "serve_command"]
 
 # The defaults of trailcheck.serve, spelled out so that --help needs none of its packages.
 TOKEN_ENV: Final = "TRAILCHECK_SERVE_TOKEN"
+READ_TOKEN_ENV: Final = "TRAILCHECK_READ_TOKEN"
 DEFAULT_IDLE_TIMEOUT_S: Final = 300.0
 DEFAULT_SETTLE_S: Final = 2.0
 DEFAULT_MAX_BODY_BYTES: Final = 16 * 1024 * 1024
@@ -82,7 +83,18 @@ class ServeRequest(NamedTuple):
             show_envvar=True,
             show_default=False,
             metavar="TOKEN",
-            help="Bearer token every request must carry.",
+            help="Bearer token every request must carry; this one (read-write) sends spans.",
+        ),
+    ] = None
+    read_token: Annotated[
+        str | None,
+        typer.Option(
+            rich_help_panel="Listen",
+            envvar=READ_TOKEN_ENV,
+            show_envvar=True,
+            show_default=False,
+            metavar="TOKEN",
+            help="A read-only token, beside `--token`: it reads `/metrics`, sends nothing.",
         ),
     ] = None
     idle_timeout: Annotated[

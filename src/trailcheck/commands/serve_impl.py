@@ -29,6 +29,7 @@ from trailcheck.serve import (
     trace_service,
 )
 from trailcheck.serve.admission import Admission, UploadLimits
+from trailcheck.serve.security import receiver_tokens
 from trailcheck.store import Store
 
 
@@ -39,12 +40,14 @@ def _endpoints(host: str, port: int) -> str:
 
 def serve_command(request: ServeRequest) -> None:
     """The body of :func:`trailcheck.commands.serve.serve_command`."""
-    check_bind(request.host, request.token)
+    check_bind(request.host, request.token, read_token=request.read_token)
+    receiver_tokens(request.token, request.read_token)
     admission = Admission(_upload_limits(request))
     with open_store(request.db) as store:
         app = create_app(
             store,
             token=request.token,
+            read_token=request.read_token,
             max_body_bytes=request.max_body_bytes,
             idle_timeout_s=request.idle_timeout,
             settle_s=request.settle,
@@ -58,10 +61,11 @@ def serve_command(request: ServeRequest) -> None:
                 host=request.host,
                 port=request.grpc_port,
                 token=request.token,
+                read_token=request.read_token,
                 max_message_bytes=request.max_body_bytes,
                 admission=admission,
             )
-        auth = "bearer token required" if request.token is not None else "no token (loopback only)"
+        auth = _auth_line(request)
         grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
         endpoints = _endpoints(request.host, request.port)
         stderr.print(f"serving {endpoints}{grpc_shown} into {store.url}; {auth}", markup=False)
@@ -101,6 +105,15 @@ def _online_worker(request: ServeRequest, store: Store) -> Iterator[None]:
         stop.set()
         thread.join()
         client.close()
+
+
+def _auth_line(request: ServeRequest) -> str:
+    """What the startup line says of tokens (never the tokens themselves)."""
+    if request.token is None:
+        return "no token (loopback only)"
+    if request.read_token is None:
+        return "bearer token required"
+    return "bearer token required (the read-only token reads /metrics only)"
 
 
 def _upload_limits(request: ServeRequest) -> UploadLimits:

@@ -2,7 +2,8 @@
 run reports), until interrupted.
 
 Listening is ``trailcheck serve``'s rule: loopback by default, and any other address needs a
-token (``--token`` or ``$TRAILCHECK_SERVE_TOKEN``), checked before the store is opened (exit 2
+token (``--token`` or ``$TRAILCHECK_SERVE_TOKEN``, read-write; or ``--read-token`` or
+``$TRAILCHECK_READ_TOKEN``, read-only), checked before the store is opened (exit 2
 otherwise). The options, declared once in :class:`UiRequest`; what the command does is in
 :mod:`trailcheck.commands.ui_impl`, imported when it runs, with the ``serve`` extra: without
 it, one line says so. At length: ``docs/ui.md``.
@@ -20,6 +21,7 @@ from trailcheck.extras import needs_extra
 __all__ = ["UiRequest", "ui_command"]
 
 TOKEN_ENV: Final = "TRAILCHECK_SERVE_TOKEN"
+READ_TOKEN_ENV: Final = "TRAILCHECK_READ_TOKEN"
 DEFAULT_PORT: Final = 8765
 
 
@@ -43,7 +45,17 @@ class UiRequest(NamedTuple):
             show_envvar=True,
             show_default=False,
             metavar="TOKEN",
-            help="A token every request must carry (a bearer header, or the sign-in cookie).",
+            help="The read-write token: browse, review and act (a bearer header, or sign in).",
+        ),
+    ] = None
+    read_token: Annotated[
+        str | None,
+        typer.Option(
+            envvar=READ_TOKEN_ENV,
+            show_envvar=True,
+            show_default=False,
+            metavar="TOKEN",
+            help="A read-only token: browse every page, change nothing.",
         ),
     ] = None
     dataset: Annotated[

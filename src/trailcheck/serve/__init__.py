@@ -23,7 +23,7 @@ from trailcheck.serve.intake import Accepted, Intake, pending_log_events, pendin
 from trailcheck.serve.log_codec import decode_log_event, encode_log_event
 from trailcheck.serve.metrics import ServeCounts
 from trailcheck.serve.pending import PendingSpanStore
-from trailcheck.serve.security import TOKEN_ENV, check_bind, is_loopback
+from trailcheck.serve.security import READ_TOKEN_ENV, TOKEN_ENV, check_bind, is_loopback
 from trailcheck.serve.server import ingest_server, serve_forever
 from trailcheck.serve.span_codec import decode_span, encode_span, encode_span_parts
 from trailcheck.serve.sweep import SweepResult, sweep_pending
@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_SETTLE_S",
     "DEFAULT_SWEEP_INTERVAL_S",
+    "READ_TOKEN_ENV",
     "TOKEN_ENV",
     "Accepted",
     "ConflictingSpan",

@@ -17,8 +17,10 @@ again, so the background sweep never dies. Beside it, every ``watch_interval_s``
 uploads whose bodies are overdue are cut off, and when none is in flight after a burst, the
 heap's freed memory is given back to the system (:mod:`trailcheck.serve.heap`).
 
-``GET /metrics`` (with the token, when there is one) gives the server's counters
-(:mod:`trailcheck.serve.metrics`): spans held, retried, late and conflicting, and the rest.
+``GET /metrics`` gives the server's counters (:mod:`trailcheck.serve.metrics`): spans held,
+retried, late and conflicting, and the rest. With tokens (:mod:`trailcheck.serve.security`),
+sending needs the read-write token (a read-only one is a 403) and the metrics either token: a
+scraper holds a token that cannot forge traces.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from trailcheck.serve.pending import PendingSpanStore
 from trailcheck.serve.receive import logs_response, receive_logs, receive_traces, trace_response
 from trailcheck.serve.refusal import RequestRefused
 from trailcheck.serve.responses import export_response, refusal_response
-from trailcheck.serve.security import check_bearer
+from trailcheck.serve.security import Role, Tokens, receiver_tokens
 from trailcheck.serve.upload import (
     ClientLeft,
     HttpUpload,
@@ -81,6 +83,7 @@ def create_app(
     store: PendingSpanStore,
     *,
     token: str | None = None,
+    read_token: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
     settle_s: float = DEFAULT_SETTLE_S,
@@ -94,7 +97,10 @@ def create_app(
     after startup to the caller (``app.state.intake.sweep()``). ``admission`` is what it admits
     at once (default: :class:`~trailcheck.serve.admission.UploadLimits`' defaults), shared with
     a gRPC receiver beside it; ``watch_interval_s=None`` leaves cutting off overdue bodies to
-    the caller (``app.state.admission.cut_off_overdue()``)."""
+    the caller (``app.state.admission.cut_off_overdue()``). ``token`` is the read-write token,
+    ``read_token`` the read-only one (metrics only), which needs a read-write token beside it
+    (:func:`~trailcheck.serve.security.receiver_tokens`)."""
+    tokens = receiver_tokens(token, read_token)
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be at least 1, got {max_body_bytes}")
     admission = admission or Admission()
@@ -116,7 +122,7 @@ def create_app(
     async def export(request: Request, receive: Receive, respond: Respond) -> Response:
         peer = _peer(request)
         try:
-            check_bearer(request.headers.get("authorization"), token)
+            tokens.require(request.headers.get("authorization"), Role.WRITE)
             encoding = body_encoding(request.headers.get("content-type"))
             gzipped = is_gzip(request.headers.get("content-encoding"))
             declared = request.headers.get("content-length")
@@ -145,17 +151,17 @@ def create_app(
     async def export_logs(request: Request) -> Response:
         return await export(request, receive_logs, logs_response)
 
-    _add_metrics(app, intake, token)
+    _add_metrics(app, intake, tokens)
     return app
 
 
-def _add_metrics(app: FastAPI, intake: Intake, token: str | None) -> None:
-    """``GET /metrics``: the server's counters, to a client with the token."""
+def _add_metrics(app: FastAPI, intake: Intake, tokens: Tokens) -> None:
+    """``GET /metrics``: the server's counters, to a client with either token."""
 
     @app.get("/metrics")
     async def metrics(request: Request) -> Response:
         try:
-            check_bearer(request.headers.get("authorization"), token)
+            tokens.require(request.headers.get("authorization"), Role.READ)
         except RequestRefused as refusal:
             return refusal_response(refusal)
         return Response(intake.counts.exposition(), media_type=METRICS_MEDIA_TYPE)

@@ -6,7 +6,7 @@ Each means what its ``POST /v1/traces`` or ``POST /v1/logs`` means, in gRPC's te
 same :class:`~trailcheck.serve.intake.Intake` and decoders (:mod:`trailcheck.serve.receive`):
 
 - with a token, every call carries ``authorization: Bearer <token>`` metadata, or it is
-  UNAUTHENTICATED;
+  UNAUTHENTICATED; the read-only token is PERMISSION_DENIED (every call here writes);
 - a message over ``max_message_bytes`` (gRPC's max receive message length, which it applies to
   the message after decompression) is RESOURCE_EXHAUSTED, refused by gRPC before it is read;
 - a call is admitted by the :class:`~trailcheck.serve.admission.Admission` the HTTP app shares
@@ -52,7 +52,7 @@ from trailcheck.serve.admission import Admission, Upload
 from trailcheck.serve.intake import Intake
 from trailcheck.serve.receive import logs_response, receive_logs, receive_traces, trace_response
 from trailcheck.serve.refusal import BAD_REQUEST, RequestRefused
-from trailcheck.serve.security import check_bearer, check_bind
+from trailcheck.serve.security import Role, Tokens, check_bind
 
 __all__ = [
     "GRPC_LOGS_SOURCE",
@@ -141,12 +141,15 @@ def grpc_receiver(
     token: str | None,
     max_message_bytes: int,
     admission: Admission | None = None,
+    read_token: str | None = None,
 ) -> GrpcReceiver:
     """A receiver for ``services`` bound to ``host:port``; UsageError for a non-loopback
     ``host`` without a token (before any socket is opened) or an address it cannot bind.
     ``admission`` is the one the HTTP app beside it uses (``app.state.admission``); its watch
-    runs in that app (default: one of its own, which nothing watches)."""
-    check_bind(host, token)
+    runs in that app (default: one of its own, which nothing watches). Every call is an export,
+    so it needs the read-write ``token``; a call with ``read_token`` is PERMISSION_DENIED."""
+    check_bind(host, token, read_token=read_token)
+    tokens = Tokens(token, read_token)
     if max_message_bytes < 1:
         raise ValueError(f"max_message_bytes must be at least 1, got {max_message_bytes}")
     admission = admission or Admission()
@@ -160,7 +163,7 @@ def grpc_receiver(
     ]
     server = grpc.server(workers, options=options, maximum_concurrent_rpcs=threads)
     for service in services:
-        handler = _export_handler(service, token, admission, max_message_bytes)
+        handler = _export_handler(service, tokens, admission, max_message_bytes)
         server.add_generic_rpc_handlers(
             [grpc.method_handlers_generic_handler(service.name, {_EXPORT: handler})]
         )
@@ -179,7 +182,7 @@ def grpc_receiver(
 
 
 def _export_handler(
-    service: OtlpService, token: str | None, admission: Admission, max_message_bytes: int
+    service: OtlpService, tokens: Tokens, admission: Admission, max_message_bytes: int
 ) -> grpc.RpcMethodHandler[Any, Any]:
     """A handler taking one message of bytes and answering bytes, admitted before the message
     is read; a refusal aborts with its gRPC code; a call cancelled before its message is whole
@@ -188,7 +191,7 @@ def _export_handler(
 
     def handle(requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
         try:
-            check_bearer(_authorization(context), token)
+            tokens.require(_authorization(context), Role.WRITE)
             upload = admission.admit(
                 context.peer(), max_message_bytes, lambda: _cancel(context), counts_bytes=False
             )

@@ -1,9 +1,9 @@
 """Why a request to the endpoint was not accepted: an HTTP status and a reason for the sender.
 
-Raised by the parts of request handling (body limits, content types, decoding, the token) and
-answered by the HTTP app as an OTLP-style error body, ``{"code": ..., "message": reason}`` (the
-JSON form of ``google.rpc.Status``), and by the gRPC receiver as that status code and message,
-with nothing stored.
+Raised by the parts of request handling (body limits, content types, decoding, the token and
+its role) and answered by the HTTP app as an OTLP-style error body, ``{"code": ..., "message":
+reason}`` (the JSON form of ``google.rpc.Status``), and by the gRPC receiver as that status code
+and message, with nothing stored.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Final
 
 __all__ = [
     "BAD_REQUEST",
+    "FORBIDDEN",
     "PAYLOAD_TOO_LARGE",
     "SERVICE_UNAVAILABLE",
     "UNAUTHORIZED",
@@ -21,6 +22,8 @@ __all__ = [
 
 BAD_REQUEST: Final = 400
 UNAUTHORIZED: Final = 401
+# A known token whose role does not allow the request (a read-only token sending spans).
+FORBIDDEN: Final = 403
 PAYLOAD_TOO_LARGE: Final = 413
 UNSUPPORTED_MEDIA_TYPE: Final = 415
 # The store could not take the spans: one of the codes OTLP exporters retry.
@@ -30,6 +33,7 @@ SERVICE_UNAVAILABLE: Final = 503
 _RPC_CODES: Final = {
     BAD_REQUEST: 3,  # INVALID_ARGUMENT
     UNAUTHORIZED: 16,  # UNAUTHENTICATED
+    FORBIDDEN: 7,  # PERMISSION_DENIED
     PAYLOAD_TOO_LARGE: 8,  # RESOURCE_EXHAUSTED
     UNSUPPORTED_MEDIA_TYPE: 3,  # INVALID_ARGUMENT
     SERVICE_UNAVAILABLE: 14,  # UNAVAILABLE

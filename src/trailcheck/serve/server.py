@@ -21,10 +21,13 @@ from trailcheck.serve.security import check_bind
 __all__ = ["ingest_server", "serve_forever"]
 
 
-def ingest_server(app: FastAPI, *, host: str, port: int, token: str | None) -> uvicorn.Server:
+def ingest_server(
+    app: FastAPI, *, host: str, port: int, token: str | None, read_token: str | None = None
+) -> uvicorn.Server:
     """A uvicorn server for ``app`` on ``host:port``; UsageError for a non-loopback ``host``
-    without a token. ``token`` is the one the app checks, passed again to decide the bind."""
-    check_bind(host, token)
+    without a token. ``token`` and ``read_token`` are those the app checks, passed again to
+    decide the bind."""
+    check_bind(host, token, read_token=read_token)
     config = uvicorn.Config(app, host=host, port=port, log_level="info", lifespan="on")
     return uvicorn.Server(config)
 

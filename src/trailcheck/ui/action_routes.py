@@ -1,5 +1,6 @@
 """The UI's actions (POST, then a redirect back): add a note or a label to a trace, promote a
-cluster, decide a candidate; and signing in with the token."""
+cluster, decide a candidate; and signing in with a token. Only the read-write token reaches an
+action: the app's guard refuses a viewer before the route runs (:mod:`trailcheck.ui.app`)."""
 
 from __future__ import annotations
 
@@ -52,11 +53,11 @@ def add_sign_in(app: FastAPI, ui: UiContext) -> None:
 
     @app.post("/login")
     async def sign_in(request: Request) -> Response:
-        offered = parse_form(await request.body()).get("token", "")
-        if not ui.access.signs_in(offered):
+        cookie = ui.access.sign_in(parse_form(await request.body()).get("token", ""))
+        if cookie is None:
             return RedirectResponse("/login?failed=1", 303)
         response = RedirectResponse("/traces", 303)
-        response.set_cookie(TOKEN_COOKIE, offered, httponly=True, samesite="strict")
+        response.set_cookie(TOKEN_COOKIE, cookie, httponly=True, samesite="strict")
         return response
 
 

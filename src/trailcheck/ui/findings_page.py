@@ -10,7 +10,7 @@ from urllib.parse import quote
 from trailcheck.report.html_markup import Html, el, join, void
 from trailcheck.store.browse import NS_PER_DAY, LabelDay
 from trailcheck.store.clusters import ClusterRecord
-from trailcheck.ui.layout import format_ns, post_form
+from trailcheck.ui.layout import format_ns, post_form, read_only_note
 from trailcheck.ui.traces_page import trace_href
 
 __all__ = ["render_findings_page"]
@@ -86,15 +86,17 @@ def _label_table(counts: Sequence[LabelDay]) -> Html:
     return el("table", el("thead", head), el("tbody", *rows), class_="numbers")
 
 
-def _cluster(record: ClusterRecord, secret: str, dataset: str) -> Html:
+def _cluster(record: ClusterRecord, secret: str | None, dataset: str) -> Html:
     members = [el("a", m, href=trace_href(m)) for m in record.member_trace_ids[:_SHOWN_MEMBERS]]
     more = record.size - len(members)
-    promote = post_form(
-        f"/clusters/{quote(record.cluster_id, safe='')}/promote",
-        secret,
-        el("button", "Promote", type="submit", title=f"add a candidate case to {dataset}"),
-        testid="promote-form",
-    )
+    promote = None
+    if secret is not None:
+        promote = post_form(
+            f"/clusters/{quote(record.cluster_id, safe='')}/promote",
+            secret,
+            el("button", "Promote", type="submit", title=f"add a candidate case to {dataset}"),
+            testid="promote-form",
+        )
     return el(
         "tr",
         el("td", record.cluster_id),
@@ -109,8 +111,14 @@ def _cluster(record: ClusterRecord, secret: str, dataset: str) -> Html:
 
 
 def render_findings_page(
-    counts: Sequence[LabelDay], clusters: Sequence[ClusterRecord], *, secret: str, dataset: str
+    counts: Sequence[LabelDay],
+    clusters: Sequence[ClusterRecord],
+    *,
+    secret: str | None,
+    dataset: str,
 ) -> Html:
+    """The findings page; ``secret`` is the form secret, None for a viewer (no promote
+    buttons)."""
     head = el(
         "tr",
         *(
@@ -138,6 +146,7 @@ def render_findings_page(
                     f"Promoting adds a candidate case to {dataset}, for the review queue.",
                     class_="meta",
                 ),
+                read_only_note("promoting a cluster") if secret is None else None,
                 cluster_part,
                 id="clusters",
             ),

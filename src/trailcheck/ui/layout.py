@@ -1,7 +1,7 @@
 """The frame every page shares: head, navigation, the message an action left, and small pieces
-(times, the hidden form secret). Markup is built with the report's escaping builder
-(:mod:`trailcheck.report.html_markup`): a string from a trace is always escaped, and only what
-``el`` made passes through as markup."""
+(times, the hidden form secret, what a viewer sees where a form would be). Markup is built with
+the report's escaping builder (:mod:`trailcheck.report.html_markup`): a string from a trace is
+always escaped, and only what ``el`` made passes through as markup."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Final
 
 from trailcheck.report.html_markup import Html, el, join, void
 
-__all__ = ["PAGES", "csrf_field", "format_ns", "page", "post_form"]
+__all__ = ["PAGES", "csrf_field", "format_ns", "page", "post_form", "read_only_note"]
 
 PAGES: Final = (
     ("traces", "/traces", "Traces"),
@@ -47,6 +47,16 @@ def post_form(action: str, secret: str, *fields: Html, testid: str, css: str = "
     )
 
 
+def read_only_note(what: str) -> Html:
+    """What a viewer (read-only token) sees where the forms to ``what`` would be."""
+    return el(
+        "p",
+        f"Read-only: {what} needs the read-write token.",
+        class_="meta",
+        data_testid="read-only-note",
+    )
+
+
 def _flash(done: str | None, failed: str | None) -> Html | None:
     if failed:
         return el("p", failed, class_="flash bad", role="alert", data_testid="flash-error")
@@ -61,13 +71,16 @@ def page(
     *body: Html | None,
     done: str | None = None,
     failed: str | None = None,
+    read_only: bool = False,
 ) -> str:
-    """A whole document: ``current`` is the navigation entry to mark."""
+    """A whole document: ``current`` is the navigation entry to mark; ``read_only`` says in
+    the navigation that the reader signed in with the read-only token."""
     links = [
         el("a", text, href=href, class_="here" if key == current else None)
         for key, href, text in PAGES
     ]
-    nav = el("nav", el("span", "trailcheck", class_="brand"), *links)
+    role = el("span", "read-only", class_="meta", data_testid="read-only") if read_only else None
+    nav = el("nav", el("span", "trailcheck", class_="brand"), *links, role)
     head = el(
         "head",
         void("meta", charset="utf-8"),

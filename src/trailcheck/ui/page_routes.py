@@ -1,6 +1,7 @@
 """The UI's pages (GET): the trace list and a trace, findings and clusters, the review queue,
 runs, online scoring and an online evaluator's failing traces, and the components. Each handler
-is a plain function, so FastAPI runs its store reads in a worker thread."""
+is a plain function, so FastAPI runs its store reads in a worker thread. A page shows its forms
+only to a request that may act (``form_secret``: None for a viewer)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def add_trace_pages(app: FastAPI, ui: UiContext) -> None:
             trace,
             ui.store.findings(trace_id=trace_id),
             ui.store.notes(trace_id),
-            secret=ui.access.csrf,
+            secret=ui.form_secret(request),
             reviewer=ui.settings.reviewer,
         )
         return ui.shown(f"Trace {trace_id}", "traces", body, request)
@@ -123,7 +124,7 @@ def add_page_routes(app: FastAPI, ui: UiContext) -> None:
         body = render_findings_page(
             label_days(ui.store.engine),
             ui.store.clusters(),
-            secret=ui.access.csrf,
+            secret=ui.form_secret(request),
             dataset=str(ui.dataset.path),
         )
         return ui.shown("Findings & clusters", "findings", body, request)
@@ -134,7 +135,7 @@ def add_page_routes(app: FastAPI, ui: UiContext) -> None:
             ui.dataset.read(),
             str(ui.dataset.path),
             ui.stored_trace,
-            secret=ui.access.csrf,
+            secret=ui.form_secret(request),
             reviewer=ui.settings.reviewer,
         )
         return ui.shown("Review queue", "review", body, request)

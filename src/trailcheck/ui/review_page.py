@@ -14,7 +14,7 @@ from trailcheck.loop.redact import Redaction, redact_text, redact_value
 from trailcheck.loop.review import proposals_text
 from trailcheck.report.html_markup import Html, el, join, void
 from trailcheck.trace import Trace
-from trailcheck.ui.layout import post_form
+from trailcheck.ui.layout import post_form, read_only_note
 from trailcheck.ui.traces_page import trace_href
 
 __all__ = ["render_review_page"]
@@ -71,7 +71,11 @@ def _source(case: Case, lookup: TraceLookup) -> Html:
     return join([link, _redacted_trace(trace)])
 
 
-def _decisions(case: Case, secret: str, reviewer: str) -> Html:
+def _decisions(case: Case, secret: str | None, reviewer: str) -> Html:
+    if secret is None:
+        proposals = el("pre", proposals_text(case), data_testid="proposals")
+        note = read_only_note("approving, rejecting or editing a candidate")
+        return join([el("h3", "Proposed expectations"), proposals, note])
     base = f"/review/{quote(case.id, safe='')}"
     name = void(
         "input",
@@ -107,7 +111,7 @@ def _decisions(case: Case, secret: str, reviewer: str) -> Html:
     return join([el("h3", "Proposed expectations"), edit, approve, reject])
 
 
-def _candidate(case: Case, lookup: TraceLookup, secret: str, reviewer: str) -> Html:
+def _candidate(case: Case, lookup: TraceLookup, secret: str | None, reviewer: str) -> Html:
     left = el(
         "div",
         el("h3", "Input (redacted)"),
@@ -133,8 +137,15 @@ def _tally(cases: Sequence[Case]) -> str:
 
 
 def render_review_page(
-    dataset: Dataset | None, path: str, lookup: TraceLookup, *, secret: str, reviewer: str
+    dataset: Dataset | None,
+    path: str,
+    lookup: TraceLookup,
+    *,
+    secret: str | None,
+    reviewer: str,
 ) -> Html:
+    """The review queue; ``secret`` is the form secret, None for a viewer (the proposals shown,
+    no forms)."""
     if dataset is None:
         return el(
             "p",

@@ -1,5 +1,5 @@
 """The sign-in page of a UI started with a token: one field, posted to ``/login``, which sets
-the token cookie (:mod:`trailcheck.ui.access`)."""
+the sign-in cookie of the token's role (:mod:`trailcheck.ui.access`)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ def render_sign_in(*, failed: bool) -> str:
         class_="inline",
     )
     note = el(
-        "p", "This UI was started with a token (--token or $TRAILCHECK_SERVE_TOKEN).", class_="meta"
+        "p",
+        "This UI was started with a token: the read-write token (--token) may review and act,"
+        " the read-only token (--read-token) may look.",
+        class_="meta",
     )
     return page("Sign in", "", note, form, failed="wrong token" if failed else None)

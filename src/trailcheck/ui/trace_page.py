@@ -15,7 +15,7 @@ from trailcheck.trace import Finding, Message, Span, Trace
 from trailcheck.trace.finding import SEVERITIES
 from trailcheck.trace.tool_calls import ToolCall
 from trailcheck.ui.attribution_view import span_anchor
-from trailcheck.ui.layout import format_ns, post_form
+from trailcheck.ui.layout import format_ns, post_form, read_only_note
 from trailcheck.ui.traces_page import trace_href
 
 __all__ = ["render_trace_page"]
@@ -181,7 +181,9 @@ def _notes(notes: Sequence[Note]) -> Html:
     )
 
 
-def _forms(trace_id: str, secret: str, reviewer: str) -> Html:
+def _forms(trace_id: str, secret: str | None, reviewer: str) -> Html:
+    if secret is None:
+        return read_only_note("adding a note or a label")
     base = trace_href(trace_id)
     note = post_form(
         base + "/notes",
@@ -235,8 +237,14 @@ def _forms(trace_id: str, secret: str, reviewer: str) -> Html:
 
 
 def render_trace_page(
-    trace: Trace, findings: Sequence[Finding], notes: Sequence[Note], *, secret: str, reviewer: str
+    trace: Trace,
+    findings: Sequence[Finding],
+    notes: Sequence[Note],
+    *,
+    secret: str | None,
+    reviewer: str,
 ) -> Html:
+    """The trace page; ``secret`` is the form secret, None for a viewer (no forms)."""
     duration = trace.duration_ns
     facts = el(
         "table",
