@@ -1,5 +1,5 @@
-"""Imported benchmark tasks run with a simulated user: a tau-bench airline task, played by a
-ScriptedUser against a trivial agent, end to end."""
+"""Imported benchmark tasks run with a simulated user, end to end: a tau-bench airline task and
+an ADK conversation scenario, each played by a ScriptedUser against a trivial agent."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from trailcheck.cases import Case, Dataset
+from trailcheck.cases.importers.adk import import_adk
 from trailcheck.cases.importers.tau_bench import import_tau_bench
 from trailcheck.run.agent import TrialContext
 from trailcheck.run.conversation import SIMULATED_USER_NAME
@@ -164,3 +165,50 @@ def test_a_hand_off_ends_the_conversation_as_tau_bench_ends_an_episode(
     assert len(trial.user_turns) == 1
     assert trial.status == "failed"  # the writes were not made
     assert trial.simulator_errors == []
+
+
+class DiceAgent:
+    """Rolls a 7 when asked to roll, and says 7 is prime when asked."""
+
+    async def respond(self, message: str, context: TrialContext) -> str:
+        if "prime" in message.lower():
+            return "Yes, 7 is prime."
+        if "roll" in message.lower():
+            return "I rolled a 7."
+        return "I can roll dice and check primes."
+
+
+def test_an_adk_scenario_plays_its_starting_prompt_then_the_simulated_user(
+    tmp_path: Path,
+) -> None:
+    """The scenario is written from ADK's documented schema (``starting_prompt``,
+    ``conversation_plan``): the evalsets in shared material have none."""
+    scenario = {
+        "starting_prompt": "What can you do for me?",
+        "conversation_plan": "Ask the agent to roll a die, then whether the result is prime.",
+    }
+    evalset = {
+        "eval_set_id": "dice",
+        "eval_cases": [{"eval_id": "roll", "conversation_scenario": scenario}],
+    }
+    path = tmp_path / "dice.evalset.json"
+    path.write_text(json.dumps(evalset), encoding="utf-8")
+    dataset = import_adk([path]).dataset
+    user = ScriptedUser(
+        opening="unused: the starting prompt is the first turn",
+        rules=[(r"(?i)roll dice", "Roll a die, please."), (r"rolled", "Is that prime?")],
+    )
+    result = run(dataset, DiceAgent, options=RunOptions(k=1), user_simulator=user)
+    assert user.calls[0][0].text == "What can you do for me?"  # the fixed turn came first
+    trial = result.report.cases[0].trials[0]
+    assert trial.simulator_errors == []
+    assert trial.conversation_ending == "simulator"
+    assert [turn.text for turn in trial.user_turns] == ["Roll a die, please.", "Is that prime?", ""]
+    trace = result.traces[0]
+    assert isinstance(trace.input, list)
+    assert [(m.name, m.text) for m in trace.input] == [
+        (None, "What can you do for me?"),
+        (SIMULATED_USER_NAME, "Roll a die, please."),
+        (SIMULATED_USER_NAME, "Is that prime?"),
+    ]
+    assert trace.final_output == "Yes, 7 is prime."
