@@ -23,13 +23,35 @@ def test_tau_bench_airline_imports_and_a_do_nothing_agent_passes_19_of_50_tasks(
         ]
     )
     assert code == 0
-    assert "wrote" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "wrote" in err
+    assert "50 case(s) have a simulated user: `trailcheck run` needs --user-model" in err
     assert len(load_dataset(out).cases) == 50
     assert run_cli(["audit", str(out), "--json"]) == 1
     printed = orjson.loads(capsys.readouterr().out)
     findings = printed["findings"] if isinstance(printed, dict) else printed
     trivial = {f["case_id"] for f in findings if f["check"] == "passes_trivially"}
     assert len(trivial) == 19
+
+
+def test_tau_bench_import_options_set_the_turns_or_flatten_the_instruction(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = tmp_path / "tasks.json"
+    task = {"user_id": "ana_1", "instruction": "Cancel order 1.", "actions": [], "outputs": []}
+    tasks.write_bytes(orjson.dumps([task]))
+    out = tmp_path / "tasks.yaml"
+    base = ["dataset", "import", str(tasks), "--format", "tau-bench", "-o", str(out)]
+    assert run_cli([*base, "--max-turns", "7"]) == 0
+    [case] = load_dataset(out).cases
+    assert case.user is not None
+    assert (case.input, case.user.max_turns) == (None, 7)
+    assert "1 case(s) have a simulated user" in capsys.readouterr().err
+    assert run_cli([*base, "--instruction-as-input"]) == 0
+    [case] = load_dataset(out).cases
+    assert (case.input, case.user) == ("Cancel order 1.", None)
+    assert "simulated user" not in capsys.readouterr().err
+    assert run_cli([*base, "--max-turns", "0"]) == 2
 
 
 def test_adk_pit_wall_import_reports_adks_own_traps(

@@ -11,6 +11,7 @@ from typing import get_args
 
 import pytest
 
+import trailcheck.cases.importers.tau_user
 import trailcheck.demo.pitwall.showcase
 import trailcheck.demo.support.showcase
 import trailcheck.importing.formats
@@ -23,7 +24,17 @@ import trailcheck.store
 import trailcheck.trace
 from tests.waiting import GUARD_S
 from trailcheck.cases import Split
-from trailcheck.commands import demo, demo_pitwall, loop, options, route, run, serve, store_commands
+from trailcheck.commands import (
+    dataset,
+    demo,
+    demo_pitwall,
+    loop,
+    options,
+    route,
+    run,
+    serve,
+    store_commands,
+)
 
 pytestmark = pytest.mark.live
 
@@ -119,6 +130,7 @@ def test_the_values_the_options_spell_out_are_the_librarys() -> None:
     assert limits.read_timeout_s == serve.DEFAULT_BODY_READ_TIMEOUT_S
     assert limits.min_rate == serve.DEFAULT_BODY_MIN_RATE
     assert loop.SIMILARITY_THRESHOLD == trailcheck.loop.SIMILARITY_THRESHOLD
+    assert dataset.DEFAULT_MAX_TURNS == trailcheck.cases.importers.tau_user.DEFAULT_MAX_TURNS
     assert demo_pitwall.DEMO_K == trailcheck.demo.pitwall.showcase.DEMO_K
     assert get_args(demo_pitwall.PitwallFramework) == get_args(
         trailcheck.demo.pitwall.showcase.Framework

@@ -232,3 +232,138 @@ def test_traps_are_kept_in_the_cases_so_an_audit_of_the_file_reports_them(
     assert all(severity == "medium" for _, severity, _ in grounding)
     empty = [m for m in messages if m[1] == "high"]
     assert len(empty) == 2
+
+
+# Conversation scenarios (ADK's user simulation). The evalsets in shared material have none, so
+# these are written from ADK's documented schema: ConversationScenario (starting_prompt,
+# conversation_plan, user_persona: a pre-built persona's id or a UserPersona with behaviors) in
+# google/adk-python's evaluation/conversation_scenarios.py, and the user_simulator_config
+# (max_allowed_invocations, default 20, the starting prompt counted) of the criteria file.
+
+DICE_PLAN = (
+    "Ask the agent to roll a 20-sided die. After you get the result, ask the agent to check if"
+    " it is prime."
+)
+
+
+def _scenario(eval_id: str, **scenario: Any) -> dict[str, Any]:
+    fields = {"starting_prompt": "What can you do for me?", "conversation_plan": DICE_PLAN}
+    return {"eval_id": eval_id, "conversation_scenario": {**fields, **scenario}}
+
+
+def _write_config(folder: Path, config: dict[str, Any]) -> None:
+    (folder / "test_config.json").write_text(json.dumps(config), encoding="utf-8")
+
+
+def test_a_conversation_scenario_imports_as_a_simulated_user(tmp_path: Path) -> None:
+    custom = {
+        "id": "TERSE",
+        "description": "A terse user in a hurry.",
+        "behaviors": [
+            {
+                "name": "Short",
+                "description": "Few words.",
+                "behavior_instructions": ["Use few words.", "End with {{ stop_signal }}."],
+                "violation_rubrics": ["The user writes a paragraph."],
+            }
+        ],
+    }
+    typed = {
+        "rubric_id": "prime",
+        "type": "FINAL_RESPONSE_QUALITY",
+        "rubric_content": {"text_property": "Says whether the roll is prime."},
+    }
+    cases = [
+        {
+            **_scenario("plain"),
+            "session_input": {"app_name": "dice", "user_id": "u", "state": {"sides": 20}},
+        },
+        _scenario("novice", user_persona="NOVICE"),
+        {**_scenario("custom", user_persona=custom), "rubrics": [typed]},
+        _case("fixed", _turn("roll a die", "4")),
+    ]
+    path = _write(tmp_path, cases)
+    _write_config(
+        tmp_path,
+        {
+            "criteria": {
+                "tool_trajectory_avg_score": 1.0,
+                "rubric_based_final_response_quality_v1": {"threshold": 0.8},
+                "per_turn_user_simulator_quality_v1": 0.8,
+            },
+            "user_simulator_config": {"model": "gemini-2.5-flash", "max_allowed_invocations": 8},
+        },
+    )
+    result = import_adk([path])
+    by_id = {case.id: case for case in result.dataset.cases}
+    assert list(by_id) == ["demo/plain", "demo/novice", "demo/custom", "demo/fixed"]
+    plain = by_id["demo/plain"]
+    assert plain.input == "What can you do for me?"  # the fixed first turn
+    assert plain.user is not None
+    assert plain.user.instruction == DICE_PLAN
+    assert plain.user.persona is None
+    assert plain.user.max_turns == 7  # 8 invocations, the starting prompt one of them
+    assert (plain.user.known_facts, plain.user.stop_when) == ({}, [])
+    assert (plain.expected_tools, plain.reference_response) == (None, None)
+    assert plain.metadata["adk"]["session_state"] == {"sides": 20}
+    novice = by_id["demo/novice"].user
+    assert novice is not None
+    assert novice.persona is not None
+    assert novice.persona.startswith("A novice who does not fully understand")
+    mine = by_id["demo/custom"]
+    assert mine.user is not None
+    assert mine.user.persona == (
+        "A terse user in a hurry.\n- Use few words.\n- End with the end-of-conversation signal."
+    )
+    assert mine.rubrics == ["Says whether the roll is prime."]
+    assert mine.metadata["adk"]["user_persona"] == custom
+    assert by_id["demo/fixed"].user is None
+    notes = "\n".join(result.unmapped)
+    for case_id in ("demo/plain", "demo/novice", "demo/custom"):
+        assert f"{case_id}: tool_trajectory_avg_score: compares with a fixed conversation" in notes
+    assert "demo/fixed: tool_trajectory_avg_score" not in notes
+    assert "*: user_simulator_config.model: the simulator is chosen at run time" in notes
+    assert "demo/custom: user_persona violation_rubrics (1)" in notes
+    assert "per_turn_user_simulator_quality_v1 (threshold 0.8, test_config.json): a model" in notes
+    assert "max_allowed_invocations" not in notes  # 8 is imported as it is
+    _round_trip(tmp_path, result.dataset)
+
+
+def test_scenario_turn_limits_from_adks_default_to_no_limit(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        [
+            {
+                "eval_id": "a",
+                "conversationScenario": {
+                    "startingPrompt": "Hi",
+                    "conversationPlan": DICE_PLAN,
+                    "userPersona": "SOMEONE",
+                },
+            }
+        ],
+    )
+    result = import_adk([path])  # no criteria file: ADK's defaults
+    [case] = result.dataset.cases
+    assert case.user is not None
+    assert (case.input, case.user.max_turns) == ("Hi", 19)
+    assert case.user.persona == "SOMEONE"
+    assert any("user_persona 'SOMEONE': not one of ADK's pre-built" in n for n in result.unmapped)
+    _write_config(
+        tmp_path, {"criteria": {}, "user_simulator_config": {"max_allowed_invocations": -1}}
+    )
+    result = import_adk([path])
+    assert result.dataset.cases[0].user is not None
+    assert result.dataset.cases[0].user.max_turns == 200
+    assert any(
+        "max_allowed_invocations -1: imported as max_turns 200" in n for n in result.unmapped
+    )
+
+
+def test_a_case_with_both_a_conversation_and_a_scenario_is_refused(tmp_path: Path) -> None:
+    both = {**_scenario("a"), "conversation": [_turn("q")]}
+    with pytest.raises(InputError, match=r"\$\.eval_cases\[0\]: both conversation and"):
+        import_adk([_write(tmp_path, [both])])
+    no_plan = {"eval_id": "b", "conversation_scenario": {"starting_prompt": "Hi"}}
+    with pytest.raises(InputError, match=r"conversation_scenario\.conversation_plan: expected"):
+        import_adk([_write(tmp_path, [no_plan])])

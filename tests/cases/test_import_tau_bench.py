@@ -1,4 +1,5 @@
-"""Importing tau-bench and tau2 task files: graded on the gold writes and the required outputs."""
+"""Importing tau-bench and tau2 task files: each task's instruction the brief of a simulated user,
+graded on the gold writes and the required outputs."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from trailcheck.cases import Case, ExactComparator, dump_dataset, load_dataset
+from trailcheck.cases import Case, ExactComparator, StopCondition, dump_dataset, load_dataset
 from trailcheck.cases.importers.tau_bench import (
     TauImport,
     import_tau_bench,
     is_write_tool,
     write_tools_of,
 )
+from trailcheck.cases.importers.tau_user import DEFAULT_MAX_TURNS
 from trailcheck.errors import InputError, RecordError
 from trailcheck.scorers.grade import grade
 from trailcheck.scorers.registry import scorer_from_spec
@@ -95,10 +97,12 @@ def test_a_retail_task_expects_its_one_write_with_the_gold_arguments(external: P
         "new_item_ids": ExactComparator(value=["7706410293", "7747408585"]),
         "payment_method_id": ExactComparator(value="credit_card_9513926"),
     }
-    assert isinstance(case.input, str)
-    assert case.input.startswith("You are Yusuf Rossi in 19122.")
+    assert case.input is None  # the simulated user speaks first, as in tau-bench
+    assert case.user is not None
+    assert case.user.instruction.startswith("You are Yusuf Rossi in 19122.")
+    assert case.user.known_facts == {"user_id": "yusuf_rossi_9620"}
     assert case.metadata["user_id"] == "yusuf_rossi_9620"
-    assert case.metadata["instruction"] == case.input
+    assert case.metadata["instruction"] == case.user.instruction
     gold = case.metadata["gold_actions"]
     assert isinstance(gold, list)
     assert len(gold) == 5
@@ -106,6 +110,46 @@ def test_a_retail_task_expects_its_one_write_with_the_gold_arguments(external: P
     trajectory = case.scorers[0]
     assert trajectory.name == "trajectory"
     assert "get_order_details" in trajectory.settings["ignore_tools"]  # type: ignore[operator]
+
+
+HAND_OFF = StopCondition(tool_called="transfer_to_human_agents", goal=False)
+
+
+@pytest.mark.external
+def test_the_airline_tasks_import_with_their_instructions_as_simulated_users(
+    external: Path, tmp_path: Path
+) -> None:
+    tasks = json.loads((external / TAU / "airline_tasks_test.json").read_text(encoding="utf-8"))
+    dataset = _import(external, "airline").dataset
+    assert len(dataset.cases) == len(tasks) == 50
+    for task, case in zip(tasks, dataset.cases, strict=True):
+        assert case.input is None
+        assert case.user is not None
+        assert case.user.instruction == task["instruction"]
+        assert case.user.known_facts == {"user_id": task["user_id"]}
+        assert case.user.max_turns == DEFAULT_MAX_TURNS
+        assert case.user.stop_when == [HAND_OFF]  # tau-bench's terminating tool: a hand-off
+    out = tmp_path / "airline.yaml"
+    dump_dataset(dataset, out)
+    assert load_dataset(out).cases == dataset.cases  # every case validates from the file
+
+
+@pytest.mark.external
+def test_instruction_as_input_keeps_the_flattened_cases_for_a_run_without_a_simulator(
+    external: Path,
+) -> None:
+    flat = import_tau_bench(
+        [external / TAU / "airline_tasks_test.json"],
+        tools_info=external / TAU / "airline_tools_info.json",
+        instruction_as_input=True,
+    ).dataset
+    simulated = _import(external, "airline").dataset
+    for flat_case, case in zip(flat.cases, simulated.cases, strict=True):
+        assert case.user is not None
+        assert flat_case.user is None
+        assert flat_case.input == case.user.instruction
+        # Graded the same way either way: only who speaks differs.
+        assert flat_case.model_copy(update={"input": None, "user": case.user}) == case
 
 
 @pytest.mark.external
@@ -173,6 +217,23 @@ def test_the_tau2_mock_tasks_import(external: Path) -> None:
 
 
 @pytest.mark.external
+def test_the_tau2_mock_tasks_keep_their_persona_and_the_users_actions_are_reported(
+    external: Path,
+) -> None:
+    result = import_tau_bench([external / "tau2-bench-mock" / "tasks.json"], max_turns=12)
+    tasks = json.loads((external / "tau2-bench-mock" / "tasks.json").read_text(encoding="utf-8"))
+    for task, case in zip(tasks, result.dataset.cases, strict=True):
+        scenario = task["user_scenario"]
+        assert case.input is None
+        assert case.user is not None
+        assert case.user.instruction == scenario["instructions"]
+        assert case.user.persona == scenario.get("persona")
+        assert case.user.max_turns == 12
+        assert case.user.stop_when == [HAND_OFF]  # no tools info: the hand-off is assumed
+        assert case.metadata["user_scenario"] == scenario
+
+
+@pytest.mark.external
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])
 def test_an_import_round_trips_through_a_dataset_file(
     external: Path, tmp_path: Path, suffix: str
@@ -232,3 +293,62 @@ def test_which_tools_write_by_name_and_by_schema() -> None:
         {"name": "lookup", "annotations": {"readOnlyHint": True}},
     ]
     assert write_tools_of(schemas) == {"get_quote": False, "get_and_reserve": True, "lookup": False}
+
+
+def _tau2_task(instructions: object, **scenario: object) -> dict[str, object]:
+    return {
+        "id": "refund_1",
+        "user_scenario": {"instructions": instructions, **scenario},
+        "evaluation_criteria": {"actions": [], "reward_basis": ["DB"]},
+    }
+
+
+def test_tau2_structured_instructions_split_what_the_user_knows_from_its_goal(
+    tmp_path: Path,
+) -> None:
+    """Written from tau2's documented ``StructuredUserInstructions`` (domain, reason_for_call,
+    known_info, unknown_info, task_instructions): the mock tasks in shared material have only
+    plain-text instructions."""
+    structured = {
+        "domain": "airline",
+        "reason_for_call": "You want to cancel reservation EHGLP3.",
+        "known_info": "You are Emma Kim. Your user id is emma_kim_9957.",
+        "unknown_info": "You do not remember the date of the flight.",
+        "task_instructions": "Do not accept a voucher. If refused a refund, end the call.",
+    }
+    path = _write(tmp_path, [_tau2_task(structured, persona="Polite but firm.")])
+    [case] = import_tau_bench([path]).dataset.cases
+    assert case.user is not None
+    assert case.user.instruction == (
+        "Domain: airline\n"
+        "Reason for call: You want to cancel reservation EHGLP3.\n"
+        "Unknown info: You do not remember the date of the flight.\n"
+        "Task instructions: Do not accept a voucher. If refused a refund, end the call."
+    )
+    assert "Emma Kim" not in case.user.instruction  # told only when asked: a known fact
+    assert case.user.known_facts == {"known_info": structured["known_info"]}
+    assert case.user.persona == "Polite but firm."
+    [flat] = import_tau_bench([path], instruction_as_input=True).dataset.cases
+    assert flat.user is None
+    assert isinstance(flat.input, str)
+    assert flat.input.startswith("domain: airline\nreason_for_call: You want to cancel")
+    assert "known_info: You are Emma Kim." in flat.input
+
+
+def test_tau2_instructions_without_task_instructions_are_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_tau2_task({"domain": "airline", "reason_for_call": "x"})])
+    with pytest.raises(RecordError, match=r"'\[0\]\.user_scenario\.instructions'"):
+        import_tau_bench([path])
+
+
+def test_no_hand_off_condition_where_the_tools_info_has_no_hand_off_tool(tmp_path: Path) -> None:
+    task = {"user_id": "u_1", "instruction": "Cancel order 1.", "actions": [], "outputs": []}
+    tools = [{"type": "function", "function": {"name": "cancel_order"}}]
+    path = _write(tmp_path, [task])
+    [case] = import_tau_bench([path], tools_info=_write(tmp_path, tools, "t.json")).dataset.cases
+    assert case.user is not None
+    assert case.user.stop_when == []
+    tools.append({"type": "function", "function": {"name": "transfer_to_human_agents"}})
+    [case] = import_tau_bench([path], tools_info=_write(tmp_path, tools, "t.json")).dataset.cases
+    assert case.user is not None
+    assert case.user.stop_when == [HAND_OFF]

@@ -219,6 +219,32 @@ def test_a_simulator_that_stops_before_its_goal_is_caught_but_max_turns_is_the_a
     assert not stalled.simulator_errors
 
 
+def test_a_hand_off_condition_ends_a_conversation_but_says_nothing_of_the_goal() -> None:
+    hand_off = StopCondition(agent_says="(?i)transferring you", goal=False)
+    content = polite_user(rules=[(r"(?i)order number", STOP_SIGNAL)])
+    only_hand_off = refund_case(user=refund_user(stop_when=[hand_off]))
+    trial = run_refund(CarefulAgent, content, k=1, case=only_hand_off).report.cases[0].trials[0]
+    assert trial.conversation_ending == "simulator"
+    assert trial.simulator_errors == []  # no goal condition: stopping is the user's to decide
+    assert trial.status == "failed"  # the agent still had to refund, and did not
+
+    both = refund_case(user=refund_user(stop_when=[hand_off, *refund_user().stop_when]))
+    trial = run_refund(CarefulAgent, content, k=1, case=both).report.cases[0].trials[0]
+    [error] = trial.simulator_errors
+    assert error.check == "ended_early"
+    assert error.detail == "it stopped before any of: tool_called: issue_refund"
+
+    class Transferring:
+        async def respond(self, message: str, context: TrialContext) -> str:
+            return "I am transferring you to a colleague."
+
+    handed = run_refund(Transferring, polite_user(), k=1, case=both).report.cases[0].trials[0]
+    assert handed.conversation_ending == "stop_when"
+    assert len(handed.user_turns) == 1
+    assert handed.status == "failed"
+    assert str(hand_off) == "agent_says: (?i)transferring you (not the goal)"
+
+
 def test_a_case_with_a_simulated_user_and_no_simulator_is_refused_before_any_trial() -> None:
     with pytest.raises(UsageError, match=r"no user\s+simulator"):
         run_refund(CarefulAgent, None)

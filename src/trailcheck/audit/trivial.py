@@ -187,7 +187,9 @@ def check_trivial_static(dataset: Dataset) -> list[Finding]:
     findings: list[Finding] = []
     hand_off = hand_off_tool(dataset.tools or [])
     for case in dataset.graded_cases():
-        last_turn = user_turns(case)[-1]
+        # A case whose user is only simulated has no fixed turn to echo: the echoing agent
+        # then says nothing, as the do-nothing one does.
+        last_turn = next(reversed(user_turns(case)), "")
         for name, answer in _answers().items():
             graded = grade(empty_trace(case, answer(last_turn)), case)
             if graded.passed:

@@ -11,13 +11,14 @@
       max_turns: 6
       stop_when:
         - {tool_called: issue_refund}
-        - {agent_says: "(?i)transfer(red)? to a human"}
+        - {agent_says: "(?i)transfer(red)? to a human", goal: false}
 
 The ``instruction`` is the user's hidden goal: the simulator reads it, the agent never does.
 ``known_facts`` are what the user can tell when asked (and the only facts it may state, beside
 those the instruction gives). A conversation ends when the simulator says it is done, when a
-``stop_when`` condition holds after an agent turn (the goal is reached, or the agent handed off),
-after ``max_turns`` user turns, or at the trial's deadline. The fixed ``input`` of a case, when it
+``stop_when`` condition holds after an agent turn (the goal is reached, or, for a condition with
+``goal: false``, the agent handed off), after ``max_turns`` user turns, or at the trial's
+deadline. The fixed ``input`` of a case, when it
 has one too, is played first; the simulated user then carries on.
 """
 
@@ -37,12 +38,19 @@ Text = Annotated[str, Field(min_length=1)]
 class StopCondition(BaseModel):
     """One way a conversation is over, checked after each agent turn: the agent called
     ``tool_called``, or its answer matches the regular expression ``agent_says``. Exactly one
-    is given."""
+    is given.
+
+    ``goal`` says whether the condition holding means the user's goal is met. A hand-off (the
+    agent transferred the user to a person) ends the conversation without meeting it:
+    ``goal: false``. The simulator audit reads only goal conditions when it asks whether the
+    simulator stopped early, so a user who stops content where only a hand-off condition is
+    given is not the simulator's error."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     tool_called: Text | None = None
     agent_says: Text | None = None
+    goal: bool = True
 
     @field_validator("agent_says")
     @classmethod
@@ -67,9 +75,12 @@ class StopCondition(BaseModel):
         return re.search(self.agent_says or "", answer) is not None
 
     def __str__(self) -> str:
-        if self.tool_called is not None:
-            return f"tool_called: {self.tool_called}"
-        return f"agent_says: {self.agent_says}"
+        said = (
+            f"tool_called: {self.tool_called}"
+            if self.tool_called is not None
+            else f"agent_says: {self.agent_says}"
+        )
+        return said if self.goal else f"{said} (not the goal)"
 
 
 class SimulatedUser(BaseModel):

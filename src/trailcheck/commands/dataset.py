@@ -18,6 +18,7 @@ import typer
 from trailcheck.commands.declare import Command, command, implementation, new_app
 
 __all__ = [
+    "DEFAULT_MAX_TURNS",
     "DRAFT_SIMILARITY",
     "DatasetCoverageRequest",
     "DatasetDraftRequest",
@@ -46,6 +47,10 @@ class ScenarioName(enum.StrEnum):
 
 DRAFT_SIMILARITY: Final = 0.8
 """:data:`trailcheck.drafting.DEFAULT_SIMILARITY`, the default of ``--similarity``."""
+
+DEFAULT_MAX_TURNS = 30
+"""The library's ``trailcheck.cases.importers.tau_user.DEFAULT_MAX_TURNS``, spelled out here so
+that printing the help imports no implementation (a test keeps the two equal)."""
 
 dataset_app = new_app(
     "Dataset files: import suites written for other tools, draft cases, see their coverage."
@@ -94,6 +99,19 @@ class DatasetImportRequest(NamedTuple):
     num_runs: Annotated[
         int, typer.Option(min=1, metavar="N", help="adk: how many times ADK runs each case.")
     ] = 1
+    max_turns: Annotated[
+        int,
+        typer.Option(
+            min=1, max=200, metavar="N", help="tau-bench: the most turns a simulated user speaks."
+        ),
+    ] = DEFAULT_MAX_TURNS
+    instruction_as_input: Annotated[
+        bool,
+        typer.Option(
+            "--instruction-as-input",
+            help="tau-bench: the instruction as the case input, for a run with no simulated user.",
+        ),
+    ] = False
 
 
 @dataset_app.command("import", cls=Command)

@@ -17,7 +17,12 @@ def import_command(request: DatasetImportRequest) -> None:
         dataset, notes = imported.dataset, [*imported.unmapped, *imported.traps]
         traps = imported.traps
     else:
-        tau = import_tau_bench(request.sources, tools_info=request.tools_info)
+        tau = import_tau_bench(
+            request.sources,
+            tools_info=request.tools_info,
+            max_turns=request.max_turns,
+            instruction_as_input=request.instruction_as_input,
+        )
         dataset, notes, traps = tau.dataset, tau.unmapped, []
         stderr.print(f"tools that write: {', '.join(sorted(tau.write_tools))}", markup=False)
     out = request.out
@@ -29,3 +34,10 @@ def import_command(request: DatasetImportRequest) -> None:
         f" {len(notes) - len(traps)} item(s) not mapped",
         markup=False,
     )
+    simulated = sum(case.user is not None for case in dataset.cases)
+    if simulated:
+        stderr.print(
+            f"{simulated} case(s) have a simulated user: `trailcheck run` needs --user-model"
+            " or --user-simulator (docs/simulated_users.md)",
+            markup=False,
+        )

@@ -10,8 +10,9 @@ After a trial, the simulated turns are checked against the user's brief:
   nor anything said before it. The agent cannot be blamed for acting on a fact the user made up.
 - ``contradiction``: the user gave two different values of the same shape as one of its known
   facts (``A-1042``, then ``A-1043``) that its instruction does not both hold.
-- ``ended_early``: the simulator stopped while none of the case's ``stop_when`` conditions
-  held (only checked when the case has some: they say what "done" means).
+- ``ended_early``: the simulator stopped while none of the case's ``stop_when`` goal conditions
+  held (only checked when the case has some: they say what "done" means; a hand-off condition,
+  ``goal: false``, ends a conversation without saying what done is).
 
 A conversation that reaches ``max_turns`` is graded as the agent's: a user who keeps asking is
 what a real user does when not helped. A trial with any of these errors is ``sim_error``: not an
@@ -135,8 +136,9 @@ def audit_conversation(
                             )
                         )
         said_before += " " + turn.text
-    if ending == "simulator" and user.stop_when and not stop_condition_held:
-        conditions = "; ".join(str(condition) for condition in user.stop_when)
+    goals = [condition for condition in user.stop_when if condition.goal]
+    if ending == "simulator" and goals and not stop_condition_held:
+        conditions = "; ".join(str(condition) for condition in goals)
         errors.append(
             SimulatorError(
                 check="ended_early", turn=None, detail=f"it stopped before any of: {conditions}"

@@ -24,6 +24,12 @@ What maps, and how:
   judge sees the trajectory);
 - ids, invocation ids, app, user and session state → ``metadata["adk"]``.
 
+A case with a ``conversation_scenario`` instead of a ``conversation`` (ADK's user simulation)
+imports as a simulated-user case: its starting prompt the input, its conversation plan the
+user's instruction, its persona the user's persona, its criteria file's turn limit the user's
+``max_turns`` (:mod:`~trailcheck.cases.importers.adk_scenario`), rubrics and session state as
+above. A run of it needs a user simulator (``--user-model``).
+
 Imported cases are ``candidate``: nobody has reviewed them. Everything else is a line of
 ``unmapped``; the traps ADK itself sets (see :class:`AdkImport`) are lines of ``traps``.
 """
@@ -45,11 +51,9 @@ from trailcheck.cases.importers.adk_criteria import (
     DEFAULT_CRITERIA,
     GROUNDEDNESS,
     MATCH_TYPES,
-    RESPONSE_QUALITY,
-    RUBRIC_CRITERIA,
-    TOOL_USE_QUALITY,
     TRAJECTORY,
     read_criteria,
+    read_user_simulator,
     report_criteria,
 )
 from trailcheck.cases.importers.adk_files import (
@@ -61,6 +65,8 @@ from trailcheck.cases.importers.adk_files import (
     get_key,
     load_json,
 )
+from trailcheck.cases.importers.adk_rubrics import Rubric, case_rubrics, read_rubrics
+from trailcheck.cases.importers.adk_scenario import report_simulator_config, scenario_speakers
 from trailcheck.trace import Message
 
 __all__ = ["AdkImport", "import_adk"]
@@ -103,12 +109,16 @@ def import_adk(
     seen: dict[str, Path] = {}
     for path in files:
         criteria_path = config if config is not None else path.parent / "test_config.json"
+        simulator: dict[str, Any] = {}
         if criteria_path.is_file():
             criteria, criteria_source = read_criteria(criteria_path), criteria_path.name
+            simulator = read_user_simulator(criteria_path)
         else:
             criteria = {name: {"threshold": value} for name, value in DEFAULT_CRITERIA.items()}
             criteria_source = "ADK defaults"
-        source = AdkSource(path, criteria, criteria_source, num_runs, unmapped, traps)
+        source = AdkSource(
+            path, criteria, criteria_source, num_runs, unmapped, traps, simulator=simulator
+        )
         name, description, file_cases = _read_evalset(source)
         names.append(name)
         if description:
@@ -150,10 +160,11 @@ def _read_evalset(source: AdkSource) -> tuple[str, str | None, list[Case]]:
     eval_cases = expect_list(get_key(data, "eval_cases"), source, "$.eval_cases")
     report_criteria(source)
     cases = [
-        case
+        _read_case(source, set_id, raw, f"$.eval_cases[{index}]")
         for index, raw in enumerate(eval_cases)
-        if (case := _read_case(source, set_id, raw, f"$.eval_cases[{index}]")) is not None
     ]
+    if any(case.user is not None for case in cases):
+        report_simulator_config(source)
     return set_id, description if isinstance(description, str) else None, cases
 
 
@@ -165,28 +176,27 @@ class _Turns:
     responses: list[str | None] = field(default_factory=list)
     tools: list[str] = field(default_factory=list)
     arguments: list[dict[str, Any]] = field(default_factory=list)
-    rubrics: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    rubrics: list[Rubric] = field(default_factory=list)
     invocation_ids: list[str] = field(default_factory=list)
 
 
-def _read_case(source: AdkSource, set_id: str, raw: Any, where: str) -> Case | None:
+def _read_case(source: AdkSource, set_id: str, raw: Any, where: str) -> Case:
     raw = expect_object(raw, source, where)
     eval_id = expect_string(get_key(raw, "eval_id"), source, f"{where}.eval_id")
     case_id = f"{set_id}/{eval_id}"
     conversation = get_key(raw, "conversation")
-    if conversation is None and get_key(raw, "conversation_scenario") is not None:
-        source.note(
-            case_id,
-            "conversation_scenario: a simulated user has no fixed turns to import; case left out",
-        )
-        return None
+    scenario = get_key(raw, "conversation_scenario")
+    if scenario is not None:
+        if conversation is not None:
+            raise source.fail(where, "both conversation and conversation_scenario: ADK takes one")
+        return _scenario_case(source, set_id, eval_id, raw, where)
     conversation = expect_list(conversation, source, f"{where}.conversation")
     if not conversation:
         raise source.fail(f"{where}.conversation", "no invocation: a case has at least one turn")
     turns = _Turns()
     for index, invocation in enumerate(conversation):
         _read_invocation(source, invocation, turns, f"{where}.conversation[{index}]")
-    _read_rubrics(source, get_key(raw, "rubrics"), turns, f"{where}.rubrics")
+    turns.rubrics += read_rubrics(source, get_key(raw, "rubrics"), f"{where}.rubrics")
     session = expect_object(get_key(raw, "session_input") or {}, source, f"{where}.session_input")
     data = {
         "id": case_id,
@@ -194,7 +204,7 @@ def _read_case(source: AdkSource, set_id: str, raw: Any, where: str) -> Case | N
         if len(turns.users) == 1
         else [Message(role="user", content=text) for text in turns.users],
         "reference_response": turns.responses[-1],
-        "rubrics": _case_rubrics(source, case_id, turns),
+        "rubrics": case_rubrics(source, case_id, turns.rubrics),
         "review_status": "candidate",
         "metadata": _metadata(source, set_id, eval_id, turns, session),
         **_trajectory(source, case_id, turns),
@@ -204,17 +214,49 @@ def _read_case(source: AdkSource, set_id: str, raw: Any, where: str) -> Case | N
             case_id,
             "final responses of turns before the last: trailcheck compares the final answer only",
         )
+    _note_session_state(source, case_id, session)
+    _check_grounding(source, case_id, turns)
+    try:
+        return Case(**data)
+    except ValidationError as error:
+        raise source.fail(where, f"not a valid case: {error}") from None
+
+
+def _scenario_case(
+    source: AdkSource, set_id: str, eval_id: str, raw: dict[str, Any], where: str
+) -> Case:
+    """A ``conversation_scenario`` case: a simulated user, rubrics and session state."""
+    case_id = f"{set_id}/{eval_id}"
+    at = f"{where}.conversation_scenario"
+    starting, user, scenario_metadata = scenario_speakers(
+        source, case_id, get_key(raw, "conversation_scenario"), at
+    )
+    turns = _Turns()
+    turns.rubrics += read_rubrics(source, get_key(raw, "rubrics"), f"{where}.rubrics")
+    session = expect_object(get_key(raw, "session_input") or {}, source, f"{where}.session_input")
+    metadata = _metadata(source, set_id, eval_id, turns, session)
+    metadata["adk"].update(scenario_metadata)
+    _note_session_state(source, case_id, session)
+    try:
+        return Case(
+            id=case_id,
+            input=starting,
+            user=user,
+            rubrics=case_rubrics(source, case_id, turns.rubrics),
+            review_status="candidate",
+            metadata=metadata,
+        )
+    except ValidationError as error:
+        raise source.fail(where, f"not a valid case: {error}") from None
+
+
+def _note_session_state(source: AdkSource, case_id: str, session: dict[str, Any]) -> None:
     if get_key(session, "state"):
         source.note(
             case_id,
             "session_input.state: a case has no initial state; kept in "
             "metadata.adk.session_state for the environment to set",
         )
-    _check_grounding(source, case_id, turns)
-    try:
-        return Case(**data)
-    except ValidationError as error:
-        raise source.fail(where, f"not a valid case: {error}") from None
 
 
 def _read_invocation(source: AdkSource, raw: Any, turns: _Turns, where: str) -> None:
@@ -241,14 +283,7 @@ def _read_invocation(source: AdkSource, raw: Any, turns: _Turns, where: str) -> 
         turns.arguments.append(
             expect_object(get_key(use, "args") or {}, source, f"{uses_where}[{index}].args")
         )
-    _read_rubrics(source, get_key(raw, "rubrics"), turns, f"{where}.rubrics")
-
-
-def _read_rubrics(source: AdkSource, raw: Any, turns: _Turns, where: str) -> None:
-    for index, rubric in enumerate(expect_list(raw or [], source, where)):
-        turns.rubrics.append(
-            (f"{where}[{index}]", expect_object(rubric, source, f"{where}[{index}]"))
-        )
+    turns.rubrics += read_rubrics(source, get_key(raw, "rubrics"), f"{where}.rubrics")
 
 
 def _content_text(source: AdkSource, content: Any, where: str) -> str:
@@ -303,45 +338,6 @@ def _trajectory(source: AdkSource, case_id: str, turns: _Turns) -> dict[str, Any
         if args
     ]
     return result
-
-
-def _case_rubrics(source: AdkSource, case_id: str, turns: _Turns) -> list[str]:
-    rubrics: list[str] = []
-    for criterion in (RESPONSE_QUALITY, TOOL_USE_QUALITY):
-        settings = source.criteria.get(criterion) or {}
-        listed = expect_list(
-            get_key(settings, "rubrics") or [], source, f"criteria.{criterion}.rubrics"
-        )
-        for index, rubric in enumerate(listed):
-            where = f"criteria.{criterion}.rubrics[{index}]"
-            rubrics.append(_rubric_text(source, expect_object(rubric, source, where), where))
-    for where, rubric in turns.rubrics:
-        text = _rubric_text(source, rubric, where)
-        kind = get_key(rubric, "type")
-        rubric_id = get_key(rubric, "rubric_id") or where
-        judged_by = RUBRIC_CRITERIA.get(kind) if isinstance(kind, str) else None
-        if judged_by is None:
-            what = f"rubric {rubric_id!r} (type {kind or 'missing'})"
-            source.trap(
-                case_id, f"{what}: not FINAL_RESPONSE_QUALITY, so ADK drops it without a warning"
-            )
-            source.note(case_id, f"{what}: ADK judges no rubric of this type; not imported")
-        elif judged_by not in source.criteria:
-            source.note(
-                case_id,
-                f"rubric {rubric_id!r} ({kind}): ADK judges it only under "
-                f"{judged_by}, not configured in {source.criteria_source}; not imported",
-            )
-        else:
-            rubrics.append(text)
-    return list(dict.fromkeys(rubrics))
-
-
-def _rubric_text(source: AdkSource, rubric: dict[str, Any], where: str) -> str:
-    content = expect_object(get_key(rubric, "rubric_content"), source, f"{where}.rubric_content")
-    return expect_string(
-        get_key(content, "text_property"), source, f"{where}.rubric_content.text_property"
-    )
 
 
 def _check_grounding(source: AdkSource, case_id: str, turns: _Turns) -> None:

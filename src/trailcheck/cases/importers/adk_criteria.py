@@ -38,6 +38,9 @@ CRITERION_NOTES = {
     RESPONSE_QUALITY: "rubrics imported as case rubrics, for the rubric judge (--judge rubric)",
     TOOL_USE_QUALITY: "rubrics imported as case rubrics, for the rubric judge (--judge rubric)",
     "safety_v1": "a safety judge: no trailcheck equivalent",
+    "per_turn_user_simulator_quality_v1": "a model judging each simulated user turn against the "
+    "plan and persona: trailcheck's simulator audit checks its own list instead (a leaked goal, "
+    "invented facts, contradictions, ending early) and counts a failure as sim_error",
 }
 
 
@@ -59,6 +62,17 @@ def read_criteria(path: Path) -> dict[str, dict[str, Any]]:
             )
         criteria[name] = settings
     return criteria
+
+
+def read_user_simulator(path: Path) -> dict[str, Any]:
+    """The criteria file's ``user_simulator_config`` (empty when it has none)."""
+    data = load_json(path)
+    config = get_key(data, "user_simulator_config") if isinstance(data, dict) else None
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise InputError(f"{path}: $.user_simulator_config: expected an object")
+    return config
 
 
 def report_criteria(source: AdkSource) -> None:

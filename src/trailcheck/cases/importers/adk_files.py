@@ -26,6 +26,8 @@ class AdkSource:
     # The traps by case id ("*": every case of the file), kept in each case's metadata too, so
     # an audit of the dataset file finds them without the source.
     traps_by_case: dict[str, list[str]] = field(default_factory=dict)
+    # The criteria file's user_simulator_config: how ADK plays a conversation_scenario's user.
+    simulator: dict[str, Any] = field(default_factory=dict)
 
     def fail(self, where: str, message: str) -> InputError:
         return InputError(f"{self.path}: {where}: {message}")

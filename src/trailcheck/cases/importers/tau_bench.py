@@ -1,9 +1,12 @@
-"""Import tau-bench and tau2-bench task files as a trailcheck dataset, graded the way they grade.
+"""Import tau-bench and tau2-bench task files as a trailcheck dataset, run and graded the way
+they run and grade.
 
 A tau-bench task (``retail_tasks_test.json``: ``user_id, instruction, actions [{name, kwargs}],
-outputs``) does not hold a user message: its ``instruction`` is the brief of the *simulated user*
-who talks to the agent. With no user simulator here, the instruction itself is the case input;
-an agent under test reads the user's brief rather than the user's words (metadata keeps it too).
+outputs``) holds no user message: its ``instruction`` is the brief of the *simulated user* who
+talks to the agent, and so is each case's (``user:``, no ``input``): the simulator speaks first,
+as in tau-bench, and a run needs one (``--user-model``). The mapping of the brief, tau2's too,
+and of the limits: :mod:`~trailcheck.cases.importers.tau_user`. With ``instruction_as_input``
+(no simulator at hand), the instruction is the case input instead, read by the agent.
 
 tau-bench rewards a run with 1 when the database after it equals the database the gold actions
 produce, and every required output appears in the agent's messages. So each case checks:
@@ -33,7 +36,8 @@ tau2 tasks (``id, user_scenario, evaluation_criteria``) grade by ``reward_basis`
 arguments ``compare_args`` names (all, when absent); ``COMMUNICATE`` requires each
 ``communicate_info`` string, as outputs. Environment assertions, natural-language assertions and
 initial states (message history, initialisation data or actions) are reported as unmapped.
-Actions a tau2 task has the *user* make (``requestor: user``) are not expected of the agent.
+Actions a tau2 task has the *user* make (``requestor: user``) are not expected of the agent, and
+the simulated user has no tools to make them: reported too.
 """
 
 from __future__ import annotations
@@ -51,13 +55,21 @@ from pydantic import ValidationError
 from trailcheck.cases.case import Case, ExpectedInvocation
 from trailcheck.cases.comparators import Comparator, ExactComparator
 from trailcheck.cases.dataset import Dataset
+from trailcheck.cases.importers.tau_user import (
+    DEFAULT_MAX_TURNS,
+    HAND_OFF_TOOL,
+    UserBrief,
+    tau2_brief,
+    tau_brief,
+)
 from trailcheck.cases.scorer_specs import ScorerSpec
+from trailcheck.cases.simulated_user import SimulatedUser
 from trailcheck.errors import InputError, RecordError
 
 __all__ = ["READ_PREFIXES", "TauImport", "import_tau_bench", "is_write_tool", "write_tools_of"]
 
 READ_PREFIXES: tuple[str, ...] = ("get_", "find_", "list_", "search_", "calculate", "think")
-_STATELESS_TOOLS = frozenset({"transfer_to_human_agents"})
+_STATELESS_TOOLS = frozenset({HAND_OFF_TOOL})
 _TAU2_DEFAULT_BASIS = ("DB", "COMMUNICATE")
 
 
@@ -81,7 +93,7 @@ class _Action:
 @dataclass
 class _Task:
     id: str
-    input: str
+    brief: UserBrief
     actions: list[_Action]
     outputs: list[str]
     metadata: dict[str, Any]
@@ -127,12 +139,16 @@ def import_tau_bench(
     *,
     tools_info: str | os.PathLike[str] | None = None,
     name: str | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    instruction_as_input: bool = False,
 ) -> TauImport:
     """Read tau-bench or tau2 task files (the kind is told per task) into one dataset.
 
     With ``tools_info``, the dataset declares its tools (so every tool a case names is checked)
     and the read tools are all known; without it, writes are told by name and the reads ignored
-    are those the gold actions name.
+    are those the gold actions name. Each case's simulated user speaks at most ``max_turns``
+    times; with ``instruction_as_input``, the cases have no simulated user, and the instruction
+    is their input (see the module docstring).
     """
     if not sources:
         raise InputError("no task files to import")
@@ -147,7 +163,16 @@ def import_tau_bench(
     writes = {tool: write for tool, write in (known or {}).items()}
     writes.update({tool: is_write_tool(tool) for tool in seen if tool not in writes})
     reads = sorted(tool for tool, write in writes.items() if not write)
-    cases = [_case(task, writes, reads) for task in tasks]
+    hand_off = known is None or HAND_OFF_TOOL in known
+    try:
+        cases = [
+            _case(
+                task, writes, reads, task.brief.speakers(max_turns, hand_off, instruction_as_input)
+            )
+            for task in tasks
+        ]
+    except ValidationError as error:
+        raise InputError(f"the imported cases are not valid: {error}") from None
     unmapped = [line for task in tasks for line in task.unmapped]
     dataset_name = name or re.sub(r"[@\s]+", "_", Path(sources[0]).stem)
     try:
@@ -251,19 +276,15 @@ def _tau_task(raw: dict[str, Any], source: str, index: int, stem: str) -> _Task:
         "gold_actions": actions_raw,
         "outputs": outputs,
     }
-    return _Task(f"{stem}-{index}", instruction, actions, outputs, metadata)
+    brief = tau_brief(instruction, raw.get("user_id"))
+    return _Task(f"{stem}-{index}", brief, actions, outputs, metadata)
 
 
 def _tau2_task(raw: dict[str, Any], source: str, index: int) -> _Task:
     where = f"[{index}]"
     task_id = _need(raw, "id", str, source, where)
     scenario = _need(raw, "user_scenario", dict, source, where)
-    instructions = scenario.get("instructions")
-    if isinstance(instructions, dict):  # tau2's structured form: domain, reason_for_call, ...
-        instructions = "\n".join(f"{key}: {value}" for key, value in instructions.items() if value)
-    if not isinstance(instructions, str) or not instructions.strip():
-        field_name = f"{where}.user_scenario.instructions"
-        raise RecordError("expected text or an object", source=source, field=field_name)
+    brief = tau2_brief(scenario, source, f"{where}.user_scenario")
     criteria = raw.get("evaluation_criteria") or {}
     if not isinstance(criteria, dict):
         raise RecordError("expected an object", source=source, field=f"{where}.evaluation_criteria")
@@ -275,7 +296,7 @@ def _tau2_task(raw: dict[str, Any], source: str, index: int) -> _Task:
     communicate = _strings(criteria.get("communicate_info") or [], source, f"{at}.communicate_info")
     task = _Task(
         task_id,
-        instructions,
+        brief,
         actions,
         communicate if "COMMUNICATE" in basis else [],
         {
@@ -283,7 +304,8 @@ def _tau2_task(raw: dict[str, Any], source: str, index: int) -> _Task:
             "source": Path(source).name,
             "task_index": index,
             "task_id": task_id,
-            "instruction": instructions,
+            "instruction": brief.flattened,
+            "user_scenario": scenario,
             "ticket": raw.get("ticket"),
             "reward_basis": basis,
             "gold_actions": criteria.get("actions") or [],
@@ -294,7 +316,10 @@ def _tau2_task(raw: dict[str, Any], source: str, index: int) -> _Task:
     )
     task.unmapped += [f"{task_id}: {part}" for part in _tau2_unmapped(raw, criteria, basis)]
     if by_user:
-        task.unmapped.append(f"{task_id}: actions the user makes, not expected: {by_user}")
+        task.unmapped.append(
+            f"{task_id}: actions the user makes, not expected of the agent"
+            f" (the simulated user has no tools here): {by_user}"
+        )
     return task
 
 
@@ -317,7 +342,12 @@ def _tau2_unmapped(raw: dict[str, Any], criteria: dict[str, Any], basis: list[st
     return parts
 
 
-def _case(task: _Task, writes: dict[str, bool], reads: list[str]) -> Case:
+def _case(
+    task: _Task,
+    writes: dict[str, bool],
+    reads: list[str],
+    speakers: tuple[str | None, SimulatedUser | None],
+) -> Case:
     required = [a for a in task.actions if task.all_actions_required or writes[a.name]]
     scorers: list[dict[str, Any]] = []
     expected_tools: list[str] | None = None
@@ -336,7 +366,8 @@ def _case(task: _Task, writes: dict[str, bool], reads: list[str]) -> Case:
         notes = "outputs are looked for in the final answer; tau-bench reads every agent message"
     return Case(
         id=task.id,
-        input=task.input,
+        input=speakers[0],
+        user=speakers[1],
         expected_tools=expected_tools,
         tool_match="any_order",
         expected_arguments=invocations,
