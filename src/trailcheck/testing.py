@@ -1,6 +1,7 @@
 """Fakes and builders for tests, ours and our users': build traces by hand in a few lines, and
 script a model's replies (:class:`ScriptedModel`, :func:`tool_call_reply`), a simulated user's
-turns (:class:`ScriptedUser`) and a judge's verdicts (:class:`FakeJudge`).
+turns (:class:`ScriptedUser`; one per case with :class:`ScriptedUsers`) and a judge's verdicts
+(:class:`FakeJudge`).
 
 >>> trace = (
 ...     TraceBuilder("t1", input="Refund order A-1")
@@ -24,7 +25,7 @@ import orjson
 from trailcheck.errors import UsageError
 from trailcheck.judge.verdict import JudgeItem, Judging, Verdict
 from trailcheck.models.scripted import ScriptedModel, tool_call_reply
-from trailcheck.simulation.scripted import ScriptedUser
+from trailcheck.simulation.scripted import ScriptedUser, ScriptedUsers
 from trailcheck.trace import (
     Message,
     ModelInvocation,
@@ -35,7 +36,14 @@ from trailcheck.trace import (
     Usage,
 )
 
-__all__ = ["FakeJudge", "ScriptedModel", "ScriptedUser", "TraceBuilder", "tool_call_reply"]
+__all__ = [
+    "FakeJudge",
+    "ScriptedModel",
+    "ScriptedUser",
+    "ScriptedUsers",
+    "TraceBuilder",
+    "tool_call_reply",
+]
 
 # Builder spans are 1 µs long and 1 µs apart: ordered, deterministic, obviously synthetic.
 _STEP_NS = 1_000
