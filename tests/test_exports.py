@@ -34,6 +34,15 @@ EXPORTS: dict[str, list[str]] = {
         "refund_run",
         "shipped_path",
     ],
+    "trailcheck.demo.conversation": [
+        "INVENTED_ORDER_ID",
+        "conversation_dataset",
+        "scripted_users",
+        "v1_agent",
+        "v1_brain",
+        "v2_agent",
+        "v2_brain",
+    ],
     "trailcheck.demo.claims": [
         "DEFENDED",
         "SYSTEM_PROMPT",
@@ -651,6 +660,7 @@ EXPORTS: dict[str, list[str]] = {
         "FakeJudge",
         "ScriptedModel",
         "ScriptedUser",
+        "ScriptedUsers",
         "TraceBuilder",
         "scripted_drafter",
         "tool_call_reply",

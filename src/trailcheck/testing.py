@@ -1,7 +1,7 @@
 """Fakes and builders for tests, ours and our users': build traces by hand in a few lines, and
 script a model's replies (:class:`ScriptedModel`, :func:`tool_call_reply`), a simulated user's
-turns (:class:`ScriptedUser`), a judge's verdicts (:class:`FakeJudge`) and a drafting model's
-scenarios per policy clause (:func:`scripted_drafter`).
+turns (:class:`ScriptedUser`; one per case with :class:`ScriptedUsers`), a judge's verdicts
+(:class:`FakeJudge`) and a drafting model's scenarios per policy clause (:func:`scripted_drafter`).
 
 >>> trace = (
 ...     TraceBuilder("t1", input="Refund order A-1")
@@ -26,7 +26,7 @@ from trailcheck.errors import UsageError
 from trailcheck.judge.verdict import JudgeItem, Judging, Verdict
 from trailcheck.models.chat import Reply, ToolDeclaration
 from trailcheck.models.scripted import ScriptedModel, tool_call_reply
-from trailcheck.simulation.scripted import ScriptedUser
+from trailcheck.simulation.scripted import ScriptedUser, ScriptedUsers
 from trailcheck.trace import (
     Message,
     ModelInvocation,
@@ -41,6 +41,7 @@ __all__ = [
     "FakeJudge",
     "ScriptedModel",
     "ScriptedUser",
+    "ScriptedUsers",
     "TraceBuilder",
     "scripted_drafter",
     "tool_call_reply",

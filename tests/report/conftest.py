@@ -1,10 +1,12 @@
-"""Reports to render: the demo shop's v1 and v2 runs (real runs, k = 4), and a hand-made report
-with every trial status, an interruption and hostile text, for what the demo never produces."""
+"""Reports to render: the demo shop's v1 and v2 runs (real runs, k = 4), the conversation demo's
+(simulated users, k = 2), and a hand-made report with every trial status, an interruption and
+hostile text, for what the demos never produce."""
 
 from __future__ import annotations
 
 import pytest
 
+from trailcheck.demo.conversation.showcase import run_conversation_demo
 from trailcheck.demo.support import prompt_only_shop, support_dataset, v1_agent, v2_agent
 from trailcheck.run.compare import compare_outcomes
 from trailcheck.run.plan import RunOptions
@@ -33,6 +35,13 @@ def v2_report(v1_report: RunReport) -> RunReport:
     return run(
         support_dataset(), v2_agent, prompt_only_shop, options=RunOptions(k=4), baseline=v1_report
     ).report
+
+
+@pytest.fixture(scope="session")
+def conversation_reports() -> tuple[RunReport, RunReport]:
+    """The conversation demo's v1 and v2 runs (v1's simulated users replayed to v2), k = 2."""
+    v1, v2 = (result.report for _, result in run_conversation_demo(k=2))
+    return v1, v2
 
 
 def _trial(case_id: str, attempt: int, status: TrialStatus, **extra: object) -> TrialResult:

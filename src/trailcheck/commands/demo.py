@@ -3,7 +3,8 @@ v2 on the approved suite, written as reports one can open (``--framework langgra
 ``openai-agents`` or ``pydantic-ai``: the suite on the same brains as that framework's agents);
 ``trailcheck demo claims``: the claims desk's security evaluation; ``trailcheck demo pitwall``:
 the Pit Wall's seed story; ``trailcheck demo online``: support traffic scored online, with
-alerts on a failure rate that jumps halfway through.
+alerts on a failure rate that jumps halfway through; ``trailcheck demo conversation``: refund
+conversations with simulated customers, v1 (refunds before asking) against v2 (asks).
 
 The options, declared once in :class:`DemoRequest` (and the subcommands' requests); what the
 commands do is in :mod:`trailcheck.commands.demo_impl` (and the subcommands' ``*_impl``
@@ -17,6 +18,7 @@ import typer
 
 from trailcheck.commands.declare import Command, command_in_context, implementation, new_app
 from trailcheck.commands.demo_claims import demo_claims_command
+from trailcheck.commands.demo_conversation import conversation_demo_command
 from trailcheck.commands.demo_online import demo_online_command
 from trailcheck.commands.demo_pitwall import pitwall_demo_command
 
@@ -31,6 +33,7 @@ demo_app = new_app(
 demo_app.command("claims", cls=Command)(demo_claims_command)
 demo_app.command("pitwall", cls=Command)(pitwall_demo_command)
 demo_app.command("online", cls=Command)(demo_online_command)
+demo_app.command("conversation", cls=Command)(conversation_demo_command)
 
 
 class DemoRequest(NamedTuple):
@@ -56,7 +59,7 @@ def demo_command(context: typer.Context, request: DemoRequest) -> None:
     candidates (a person approves them); then the approved suite on v1 (planted bugs) and v2
     (fixed), k = 4, with the reports written. `--framework langgraph` (or `openai-agents`,
     `pydantic-ai`): the suite's runs on that framework's agents. `demo claims`: the security
-    evaluation.
+    evaluation; `demo conversation`: refunds with simulated customers.
 
     Exit 0 when the demo ran (v1 failing is the point), 2 when it could not.
     """

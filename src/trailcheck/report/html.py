@@ -12,6 +12,7 @@ from typing import Final
 
 from trailcheck.report.html_awkward import awkward_section
 from trailcheck.report.html_charts import pass_chart
+from trailcheck.report.html_conversation import conversations_section
 from trailcheck.report.html_markup import Html, el, join, void
 from trailcheck.report.html_parts import (
     comparison_section,
@@ -23,6 +24,7 @@ from trailcheck.report.html_parts import (
     trial_grid,
 )
 from trailcheck.report.html_trials import failures_section
+from trailcheck.report.html_user_replay import user_replay_section
 from trailcheck.report.outcomes import run_identity
 from trailcheck.run.results import RunReport
 
@@ -60,6 +62,12 @@ mark { background: var(--mark); color: inherit; outline: 1px solid var(--warn); 
 pre { white-space: pre-wrap; word-break: break-word; border: 1px solid var(--line); padding: .5em; }
 details.trial { border: 1px solid var(--line); margin: .5em 0; padding: .3em .6em; }
 .reason { max-width: 48em; }
+ol.conversation { list-style: none; padding: 0; margin: .4em 0; }
+ol.conversation li { border-left: 3px solid var(--line); padding: .2em .6em; margin: .2em 0; }
+ol.conversation li.user { border-left-color: #0969da; }
+ol.conversation li.agent { border-left-color: var(--pass); margin-left: 2em; }
+ol.conversation .who { font-weight: 600; font-size: .9em; }
+ol.conversation .said { white-space: pre-wrap; word-break: break-word; }
 svg .axis { stroke: var(--fg); } svg .grid { stroke: var(--line); }
 svg text { fill: var(--fg); font-size: 11px; } svg .tick-y { text-anchor: end; }
 svg .tick-x { text-anchor: middle; }
@@ -85,8 +93,10 @@ def render_html(report: RunReport) -> str:
         trial_grid(report),
         awkward_section(report),
         failures_section(report),
+        conversations_section(report),
         tools_section(report),
         comparison_section(report.comparison) if report.comparison is not None else None,
+        user_replay_section(report),
         manifest_section(report),
     ]
     head = el(

@@ -1,4 +1,5 @@
-"""Each trial that did not pass, in the HTML report: its calls beside the expected ones, with
+"""Each trial that did not pass, in the HTML report: its conversation when a simulated user
+spoke (:mod:`trailcheck.report.html_conversation`), its calls beside the expected ones, with
 the differences marked, then its scores with their reasons, its error and its final output.
 
 What counts as a difference is :mod:`trailcheck.report.trajectory_diff`'s: an in-order tool
@@ -14,6 +15,7 @@ from __future__ import annotations
 import orjson
 from pydantic import JsonValue
 
+from trailcheck.report.html_conversation import conversation_block
 from trailcheck.report.html_markup import Html, el, join
 from trailcheck.report.outcomes import GLYPHS, group_failures
 from trailcheck.report.trajectory_diff import Step, TrialDiff, diff_trial, expected_value_text
@@ -198,6 +200,7 @@ def trial_details(case: CaseResult, trial: TrialResult, *, open_: bool) -> Html:
             class_=f"status-{trial.status}",
         ),
         attribution_note(trial.attribution),
+        conversation_block(trial),
         trajectory(case, trial),
         _scores(trial),
         error,

@@ -1,5 +1,6 @@
 """The terminal summary of a run: what ran, the counts, pass@k and pass^k, a grid of trials,
-failures grouped by the failure mode they break, and the comparison with a baseline.
+failures grouped by the failure mode they break, the conversations of the trials that did not
+pass (with a simulated user), and the comparison with a baseline (with the replayed users).
 
 It reads well without colour (CI logs): every status has a glyph and a word in the legend,
 counts are written out, and a partial run says so in words at the top and the bottom. Text from
@@ -16,6 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from trailcheck.report.conversation_view import render_conversations, render_user_replay
 from trailcheck.report.formatting import format_bounds, format_number, format_signed
 from trailcheck.report.outcomes import (
     GLYPHS,
@@ -28,7 +30,7 @@ from trailcheck.report.outcomes import (
 from trailcheck.run.compare import Comparison
 from trailcheck.run.results import RunReport
 from trailcheck.run.stats import OutcomeSummary
-from trailcheck.run.status import TRIAL_STATUSES
+from trailcheck.run.status import TRIAL_STATUSES, is_scored
 from trailcheck.terminal_text import shown
 
 _STATUS_STYLE = {
@@ -241,21 +243,45 @@ def _figure(value: float | None) -> str:
 
 
 def render_overview(rows: Sequence[tuple[str, RunReport]], *, title: str, k: int) -> Table:
-    """One line per run: pass@1, pass^k, trials failed and cases failing (demos compare runs)."""
+    """One line per run: pass@1, pass^k, the scored trials that failed and the cases they are
+    in (demos compare runs); beside them, when a run has any, the trials not scored (a
+    simulated user's error, an infrastructure error), which are never the agent's failures."""
     table = Table(title=title, title_justify="left")
-    for column in ("run", "pass@1", f"pass^{k}", "trials failed", "cases failing"):
-        table.add_column(column, no_wrap=True)
+    unscored = any(r.summary.trials.attempted > r.summary.trials.scored for _, r in rows)
+    columns = ["run", "pass@1", f"pass^{k}", "trials failed", "cases failing"]
+    for column in columns + (["not scored"] if unscored else []):
+        # The figures never wrap; the list of cases does, so a narrow terminal keeps the figures.
+        listed = column == "cases failing"
+        table.add_column(column, no_wrap=not listed, overflow="fold" if listed else "ellipsis")
     for name, report in rows:
         trials = report.summary.trials
-        failing = [c.id for c in report.cases if any(t.status != "passed" for t in c.trials)]
-        table.add_row(
+        failing = [
+            c.id
+            for c in report.cases
+            if any(is_scored(t.status) and t.status != "passed" for t in c.trials)
+        ]
+        cells = [
             name,
             _figure(report.summary.pass_at_1),
             _figure(report.summary.pass_hat_k.get(k)),
-            f"{trials.attempted - trials.passed}/{trials.attempted}",
+            f"{trials.scored - trials.passed}/{trials.scored}",
             ", ".join(failing) if failing else "none",
-        )
+        ]
+        if unscored:
+            cells.append(_not_scored(report))
+        table.add_row(*cells)
     return table
+
+
+def _not_scored(report: RunReport) -> str:
+    """``4 sim_error``: the trials left out of the pass rates, by status."""
+    trials = report.summary.trials
+    counts = [
+        f"{getattr(trials, status)} {status}"
+        for status in TRIAL_STATUSES
+        if not is_scored(status) and getattr(trials, status)
+    ]
+    return ", ".join(counts) or "none"
 
 
 def awkward_table(report: RunReport) -> Table | None:
@@ -290,11 +316,16 @@ def render_run(report: RunReport) -> RenderableType:
         legend(),
         render_failures(report),
     ]
+    conversations = render_conversations(report, passed=False)
+    if conversations is not None:
+        parts.append(conversations)
     awkward = awkward_table(report)
     if awkward is not None:
         parts.append(awkward)
     if report.comparison is not None:
         parts.append(render_comparison(report.comparison))
+    if report.user_replay is not None:
+        parts.append(render_user_replay(report.user_replay))
     if warning is not None:
         parts.append(warning)
     return Group(*parts)

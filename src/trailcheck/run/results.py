@@ -24,7 +24,7 @@ from trailcheck.run.stats import OutcomeSummary, TaskOutcomes
 from trailcheck.run.status import TrialStatus, is_scored
 from trailcheck.run.tool_success import compare_tool_success
 from trailcheck.scorers import Attribution, Score, ScorerFailure
-from trailcheck.simulation import ConversationEnding, SimulatorError, UserTurn
+from trailcheck.simulation import ConversationEnding, SimulatorError, Turn, UserTurn
 from trailcheck.trace import Trace, Usage
 
 REPORT_SCHEMA_VERSION = "1"
@@ -90,6 +90,9 @@ class TrialResult(BaseModel):
     simulator_errors: list[SimulatorError] = Field(default_factory=list)
     """The simulator audit's findings; any makes the trial ``sim_error``."""
     conversation_ending: ConversationEnding | None = None
+    transcript: list[Turn] = Field(default_factory=list)
+    """Who said what, for a case with a simulated user: every user turn (the case's fixed ones,
+    then the simulated ones) and the agent's answer to each, in order."""
 
 
 class CaseResult(BaseModel):

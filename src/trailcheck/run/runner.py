@@ -212,6 +212,8 @@ async def run_trial(
     said = {
         "user_turns": list(conversation.simulated_turns),
         "conversation_ending": conversation.ending,
+        # Who said what, for the reports: kept where a simulator spoke, so plain runs stay lean.
+        "transcript": list(conversation.transcript) if case.user is not None else [],
     }
     if error is not None:
         failure = TrialError.from_exception(error)

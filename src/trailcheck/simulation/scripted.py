@@ -16,13 +16,18 @@ default the user stops). A text is a template of the brief: ``{order_id}`` is a 
 value, ``{instruction}`` and ``{persona}`` the brief's own (so a test can make a simulator that
 leaks its goal). :data:`~trailcheck.simulation.brief.STOP_SIGNAL` as a text ends the
 conversation.
+
+A dataset whose cases each need their own script plays them with :class:`ScriptedUsers`, which
+hands each conversation to the script whose key its brief's instruction contains::
+
+    users = ScriptedUsers({"arrived broken": broken_blender, "change your mind": fickle})
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trailcheck.cases import SimulatedUser
@@ -30,7 +35,7 @@ from trailcheck.errors import UsageError
 from trailcheck.simulation.brief import STOP_SIGNAL
 from trailcheck.simulation.turns import Turn, UserTurn
 
-__all__ = ["ScriptedUser"]
+__all__ = ["ScriptedUser", "ScriptedUsers"]
 
 
 class ScriptedUser:
@@ -74,6 +79,41 @@ class ScriptedUser:
         return UserTurn(
             text="" if stop else text, stop=stop, model=self._name, prompt_digest=self._digest
         )
+
+
+class ScriptedUsers:
+    """A :class:`~trailcheck.simulation.UserSimulator` that plays each case with its own
+    :class:`ScriptedUser`: the one whose key is part of the brief's instruction.
+
+    The simulator sees a case's brief, not its id, so the instruction is what tells the cases
+    apart. Exactly one key must be in it: a brief that no key or two keys fit is a
+    :class:`~trailcheck.errors.UsageError`, so a case added later cannot quietly borrow another
+    case's script."""
+
+    def __init__(self, scripts: Mapping[str, ScriptedUser], *, name: str = "scripted-users"):
+        if not scripts or not all(scripts):
+            raise UsageError("ScriptedUsers needs scripts, each under a non-empty key")
+        self._scripts = dict(scripts)
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def script_for(self, user: SimulatedUser) -> ScriptedUser:
+        """The script whose key ``user``'s instruction contains (see the class docstring)."""
+        fitting = [key for key in self._scripts if key in user.instruction]
+        if len(fitting) != 1:
+            which = "no key" if not fitting else "the keys " + ", ".join(map(repr, fitting))
+            start = user.instruction[:60] + ("..." if len(user.instruction) > 60 else "")
+            raise UsageError(
+                f"ScriptedUsers: {which} of {sorted(self._scripts)} fit the instruction"
+                f" {start!r}; exactly one must be part of it"
+            )
+        return self._scripts[fitting[0]]
+
+    async def next_turn(self, user: SimulatedUser, transcript: Sequence[Turn]) -> UserTurn:
+        return await self.script_for(user).next_turn(user, transcript)
 
 
 def _filled(template: str, user: SimulatedUser) -> str:

@@ -1,6 +1,7 @@
-"""One trace: its spans as a tree with their timings as a waterfall, each tool call's arguments,
-result and error, the model calls' messages, usage and cost, its findings and notes, and the
-forms that add a note or a label. Everything from the trace is escaped as text."""
+"""One trace: its spans as a tree with their timings as a waterfall (a simulated user's turns
+marked as such, with their message), each tool call's arguments, result and error, the
+conversation with a simulated user, the model calls' messages, usage and cost, its findings and
+notes, and the forms that add a note or a label. Everything from the trace is escaped as text."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from trailcheck.trace import Finding, Message, Span, Trace
 from trailcheck.trace.finding import SEVERITIES
 from trailcheck.trace.tool_calls import ToolCall
 from trailcheck.ui.attribution_view import span_anchor
+from trailcheck.ui.conversation_view import conversation_section, turn_note
 from trailcheck.ui.layout import format_ns, post_form, read_only_note
 from trailcheck.ui.traces_page import trace_href
 
@@ -51,7 +53,7 @@ def _waterfall(trace: Trace) -> Html:
         rows.append(
             el(
                 "tr",
-                el("td", indent + span.name, class_="name"),
+                el("td", indent + span.name, turn_note(span), class_="name"),
                 el("td", span.kind),
                 el("td", "error" if span.failed else span.status.code, class_=_status(span)),
                 el(
@@ -288,6 +290,7 @@ def render_trace_page(
                 join(map(_call, trace.tool_calls)) or el("p", "No tool calls.", class_="meta"),
                 id="tools",
             ),
+            conversation_section(trace),
             el("section", el("h2", "Messages"), _messages(trace), id="messages"),
             el("section", el("h2", "Usage and cost"), _usage(trace), id="usage"),
         ]

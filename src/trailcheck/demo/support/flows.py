@@ -27,6 +27,7 @@ _TRANSIENT = re.compile(
 )
 # What a brain that misreads results takes for a failure in a successful one.
 _ERROR_WORDS = re.compile(r"\berror|\bfail", re.IGNORECASE)
+ASK_ORDER_ID = "I can help with that. What is your order number? It is in your confirmation email."
 _REASONS = (
     (re.compile(r"damaged|broken|cracked", re.I), "arrived damaged"),
     (re.compile(r"stopped working|defective|faulty|broke\b", re.I), "defective"),
@@ -108,14 +109,12 @@ def next_step(conversation: Conversation, habits: Habits) -> Reply:
     order_id = conversation.order_id
     if order_id is None:
         if not conversation.email:
-            return say(
-                "I can help with that. What is your order number? It is in your confirmation email."
-            )
+            return say(ASK_ORDER_ID)
         found = _orders(conversation, conversation.email, habits)
         if isinstance(found, Reply):
             return found
         order_id = found
-    order = _order(conversation, order_id, habits)
+    order = looked_up(conversation, order_id, habits)
     if isinstance(order, Reply):
         return order
     if conversation.intent == "refund":
@@ -155,7 +154,8 @@ def _past_estimate(order: OrderInfo, today: date) -> bool:
         return False
 
 
-def _order(conversation: Conversation, order_id: str, habits: Habits) -> OrderInfo | Reply:
+def looked_up(conversation: Conversation, order_id: str, habits: Habits) -> OrderInfo | Reply:
+    """The order, once looked up; else the lookup to make, or the answer when it failed."""
     found = _done(conversation, habits, "lookup_order", order_id=order_id)
     if found:
         order: OrderInfo = found[-1].result if isinstance(found[-1].result, dict) else {}
@@ -214,7 +214,7 @@ def _orders(conversation: Conversation, email: str, habits: Habits) -> Reply | s
     return say(f"I found these orders under {email}: {listed}. Which one can I help with?")
 
 
-def _verification(
+def verification(
     conversation: Conversation, order_id: str, order: OrderInfo, action: str, habits: Habits
 ) -> Reply | None:
     """``None`` once the order's owner is verified; else the call or question that is next."""
@@ -241,7 +241,7 @@ def _verification(
 
 def _refund(conversation: Conversation, order_id: str, order: OrderInfo, habits: Habits) -> Reply:
     if habits.verify_before_refund:
-        pending = _verification(conversation, order_id, order, "refund", habits)
+        pending = verification(conversation, order_id, order, "refund", habits)
         if pending is not None:
             return pending
     checked = next(
@@ -289,7 +289,7 @@ def _refund_answer(order_id: str, attempt: Outcome, habits: Habits) -> str:
 def _reschedule(
     conversation: Conversation, order_id: str, order: OrderInfo, habits: Habits
 ) -> Reply:
-    pending = _verification(conversation, order_id, order, "reschedule", habits)
+    pending = verification(conversation, order_id, order, "reschedule", habits)
     if pending is not None:
         return pending
     day = next(
