@@ -17,8 +17,7 @@ from trailcheck.importing.transport.json_records import first_line_record
 from trailcheck.json_text import (
     JsonValueError,
     loads_json,
-    may_hold_a_long_integer,
-    may_nest_too_deeply,
+    may_break_a_value_rule,
 )
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import TRACE_FIELDS, dump_trace
@@ -47,7 +46,7 @@ def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | R
             field=error.field or "<record>",
             trace_id=_text(record.get("trace_id")),
         )
-    if not _as_written(line, trace) or may_hold_a_long_integer(line) or may_nest_too_deeply(line):
+    if not _as_written(line, trace) or may_break_a_value_rule(line):
         try:
             loads_json(line)
         except JsonValueError as error:
