@@ -134,11 +134,11 @@ def make_trace(index: int, rng: random.Random) -> Trace:
     )
 
 
-def _time(fn: object) -> float:
+def _time(fn: object, clock: Callable[[], float] = time.perf_counter) -> float:
     assert callable(fn)
-    began = time.perf_counter()
+    began = clock()
     fn()
-    return time.perf_counter() - began
+    return clock() - began
 
 
 def _command(path: Path, expected: int, workers: int) -> Callable[[], None]:
@@ -182,15 +182,23 @@ def _runs(path: Path, lines: list[bytes]) -> dict[str, Callable[[], None]]:
     }
 
 
-def time_paths(path: Path, lines: list[bytes], rounds: int) -> dict[str, float]:
-    """Median seconds of each way to read the file, over ``rounds`` interleaved rounds (so a
-    slower moment of the machine is shared, not pinned on one)."""
-    runs = _runs(path, lines)
+def time_paths(
+    path: Path,
+    lines: list[bytes],
+    rounds: int,
+    *,
+    only: frozenset[str] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, float]:
+    """Median seconds of each way to read the file (those named in ``only``, else all), over
+    ``rounds`` interleaved rounds (so a slower moment of the machine is shared, not pinned on
+    one), by ``clock``."""
+    runs = {name: run for name, run in _runs(path, lines).items() if only is None or name in only}
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(rounds):
         for name, run in runs.items():
             gc.collect()
-            times[name].append(_time(run))
+            times[name].append(_time(run, clock))
     return {name: statistics.median(seconds) for name, seconds in times.items()}
 
 

@@ -54,6 +54,13 @@ HEAVY = (
     "opentelemetry",
     "yaml",
     "httpx",
+    # What rich's tracebacks and code blocks need, which no help shows
+    # (trailcheck.commands.help_imports).
+    "pygments",
+    "rich.traceback",
+    "rich.syntax",
+    "rich.pretty",
+    "attr",
     "trailcheck.trace",
     "trailcheck.importing",
     "trailcheck.store",
@@ -142,3 +149,41 @@ def test_the_values_the_options_spell_out_are_the_librarys() -> None:
     db_help = get_args(options.DbOption)[1].help
     assert f"${trailcheck.store.DB_ENV}" in db_help
     assert str(trailcheck.store.DEFAULT_DB_PATH) in db_help
+
+
+# A traceback and a code block rendered by rich, after the CLI's help has imported typer's help
+# module with their modules deferred (or, with "plain", rich as it imports itself).
+DEFERRED_RENDERING = """
+import io, sys
+if sys.argv[1] == "deferred":
+    from trailcheck.commands.help_imports import import_rich_utils
+    import_rich_utils()
+    assert "rich.syntax" not in sys.modules and "rich.traceback" not in sys.modules
+import typer.rich_utils
+from rich.console import Console
+from rich.markdown import Markdown
+console = Console(file=io.StringIO(), width=60, color_system="truecolor", force_terminal=True)
+console.print(Markdown("Run:\\n\\n```python\\nprint(1)\\n```"))
+try:
+    raise ValueError("boom")
+except ValueError as error:
+    console.print(typer.rich_utils.Traceback.from_exception(type(error), error, None))
+print(repr(console.file.getvalue()))
+"""
+
+
+def test_deferred_rich_modules_render_as_rich_renders_them() -> None:
+    def rendered(how: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", DEFERRED_RENDERING, how],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=GUARD_S,  # a guard against a hang only
+        )
+        return done.stdout
+
+    deferred = rendered("deferred")
+    assert "print" in deferred
+    assert "ValueError" in deferred
+    assert deferred == rendered("plain")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import orjson
 import pytest
 from hypothesis import given
@@ -14,6 +16,7 @@ from trailcheck.json_text import (
     element_errors,
     embedded_field,
     loads_json,
+    may_break_a_value_rule,
 )
 
 
@@ -127,3 +130,42 @@ def test_every_json_value_within_the_rules_reads_back_equal(value: object) -> No
 )
 def test_an_integer_beyond_64_bits_is_found_after_any_json_whitespace(text: bytes) -> None:
     assert "beyond what trailcheck can write back" in _refusal(text)[1]
+
+
+_any_integers = st.integers(min_value=-(2**70), max_value=2**70)
+_loose_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | _any_integers
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: st.lists(children) | st.dictionaries(st.text(), children),
+    max_leaves=30,
+)
+
+
+@given(
+    _loose_values,
+    st.sampled_from([",", ", ", ",\n", ",\t"]),
+    st.sampled_from([":", ": ", ":\r\n"]),
+    st.sampled_from([None, 1]),
+)
+def test_the_quick_value_rule_check_finds_every_long_integer(
+    value: object, comma: str, colon: str, indent: int | None
+) -> None:
+    # The reader runs the full check only where the quick one says a rule may be broken: it
+    # may say so of text within the rules, never miss text beyond them.
+    text = json.dumps(value, separators=(comma, colon), indent=indent).encode()
+    try:
+        loads_json(text)
+    except JsonValueError:
+        assert may_break_a_value_rule(text)
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1])
+def test_the_quick_value_rule_check_counts_arrays_and_objects(depth: int) -> None:
+    # ``depth`` containers inside the top object, arrays and objects alternating.
+    inner = b"1"
+    for level in range(depth):
+        inner = b"[" + inner + b"]" if level % 2 else b'{"k": ' + inner + b"}"
+    assert may_break_a_value_rule(b'{"a": ' + inner + b"}") == (depth + 1 > MAX_DEPTH)

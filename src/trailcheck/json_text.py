@@ -19,10 +19,10 @@ an attribute) goes through :func:`loads_json`, which holds it to four rules:
   Python do) would drop the other without a word. OTLP attribute lists already refuse it.
 
 The cost on the path every record takes is one orjson decode and encode, one ``bytes.translate``
-with two substring searches (:func:`may_hold_a_long_integer`) and two byte counts: the text's
-colons outside strings are its keys, so a decoded value with fewer keys than that (its encoding
-has fewer colons than the text) lost one. Only then is the text read again to find which
-(:func:`_repeated_keys`).
+with two substring searches and a byte count (:func:`may_break_a_value_rule`), and two byte
+counts: the text's colons outside strings are its keys, so a decoded value with fewer keys than
+that (its encoding has fewer colons than the text) lost one. Only then is the text read again to
+find which (:func:`_repeated_keys`).
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ __all__ = [
     "element_errors",
     "embedded_field",
     "loads_json",
+    "may_break_a_value_rule",
     "may_hold_a_long_integer",
-    "may_nest_too_deeply",
 ]
 
 # Deep enough for any real payload; what is left of orjson's 254 levels holds the trace around
@@ -53,12 +53,29 @@ _ORJSON_DEPTH: Final = 254
 INT_MIN: Final = -(2**63)
 INT_MAX: Final = 2**64 - 1
 
-# Where an integer beyond 64 bits could be: a number token of 20 digits (2^64 has 20), or 19
-# after a minus. Found in the text with every digit written as 0 and every byte that can come
-# before a number as ":" (not a quote or a letter: a run of digits in a string is text), by a
-# substring search: a regular expression scans digits a hundred times slower.
-_NUMBER_SHAPE: Final = bytes.maketrans(b"0123456789[, \t\r\n", b"0000000000::::::")
-_LONG_INTEGERS: Final = (b":" + b"0" * 20, b":-" + b"0" * 19)
+
+def _number_shape_table() -> bytes:
+    """Where an integer beyond 64 bits could be: a number token of 20 digits (2^64 has 20), or
+    19 after a minus. Found in the text's *shape*: every digit written as 0, every byte that can
+    end a number as "z" (not a quote: a run of digits in a string is text), both brackets as "{"
+    (so one count tells how many arrays and objects the text opens) and every other byte as
+    "a", by substring searches for the last digits of such a number and its end (a regular
+    expression scans digits a hundred times slower). The searched bytes are rare in a shape of
+    "a"s, so a search skips most of it; searched for by its start (a separator, then digits),
+    such a number would stop the search at every key and every timestamp."""
+    table = bytearray(b"a" * 256)
+    for byte in b"0123456789":
+        table[byte] = ord("0")
+    for byte in b",}] \t\r\n":
+        table[byte] = ord("z")
+    for byte in b"[{":
+        table[byte] = ord("{")
+    table[ord("-")] = ord("-")
+    return bytes(table)
+
+
+_NUMBER_SHAPE: Final = _number_shape_table()
+_LONG_INTEGERS: Final = (b"0" * 20 + b"z", b"-" + b"0" * 19 + b"z")
 _exact_decoder: Final = msgspec.json.Decoder()
 
 
@@ -94,15 +111,26 @@ def decode_json(text: bytes | str) -> Any:
 
 def may_hold_a_long_integer(data: bytes) -> bool:
     """Whether ``data`` may hold an integer orjson reads as a float: a number token of 20 digits
-    or more, or 19 after a minus (a string holding ``": 0000..."`` may also say yes)."""
-    shape = (b":" + data).translate(_NUMBER_SHAPE)
-    return any(long_integer in shape for long_integer in _LONG_INTEGERS)
+    or more, or 19 after a minus (a string holding ``"... 0000..., "`` may also say yes)."""
+    return _long_integer_shaped(_shape(data))
 
 
-def may_nest_too_deeply(data: bytes) -> bool:
-    """Whether ``data`` may nest deeper than :data:`MAX_DEPTH`: it opens more arrays and objects
-    than that (brackets inside strings counted too), at the cost of two byte counts."""
-    return data.count(b"[") + data.count(b"{") > MAX_DEPTH
+def may_break_a_value_rule(data: bytes) -> bool:
+    """Whether ``data`` may hold an integer beyond 64 bits (:func:`may_hold_a_long_integer`) or
+    nest deeper than :data:`MAX_DEPTH` (it opens more arrays and objects than that, brackets
+    inside strings counted too), in one pass over ``data``: what a record's reader asks of
+    every line."""
+    shape = _shape(data)
+    return shape.count(b"{") > MAX_DEPTH or _long_integer_shaped(shape)
+
+
+def _shape(data: bytes) -> bytes:
+    # The end of the text ends a number too.
+    return (data + b" ").translate(_NUMBER_SHAPE)
+
+
+def _long_integer_shaped(shape: bytes) -> bool:
+    return _LONG_INTEGERS[0] in shape or _LONG_INTEGERS[1] in shape
 
 
 def check_json(text: bytes | str, value: Any) -> None:

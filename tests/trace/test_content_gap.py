@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
 
+from tests.trace.strategies import traces
 from trailcheck.importing import import_traces
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Message, Trace
@@ -102,3 +104,30 @@ def test_the_tally_prints_one_line_per_kind_of_gap() -> None:
     lines = tally.warnings()
     assert len(lines) == 2
     assert all(line.startswith("warning: 4 traces recorded no message content: ") for line in lines)
+
+
+@given(traces())
+def test_the_gap_is_the_same_whether_the_calls_were_derived_or_not(trace: Trace) -> None:
+    # Read before the calls are derived, a trace's gap is told from its tool spans when no model
+    # call records a message; the same trace with its calls derived first has the same gap.
+    gap = content_gap(trace)
+    derived = trace.model_copy()
+    assert derived.tool_calls is not None
+    assert content_gap(derived) == gap
+
+
+def test_a_call_without_arguments_or_result_is_a_gap_when_no_model_call_has_messages() -> None:
+    without = TraceBuilder(input="Hi").llm(None).tool("lookup_order", {}).output("Done").build()
+    gap = content_gap(without)
+    assert gap is not None
+    assert "tool_calls" not in without.__dict__  # told from the tool spans alone
+    assert (
+        content_gap(
+            TraceBuilder(input="Hi")
+            .llm(None)
+            .tool("lookup_order", {"id": 1})
+            .output("Done")
+            .build()
+        )
+        is None
+    )

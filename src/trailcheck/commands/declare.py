@@ -37,6 +37,8 @@ from typing import Any, Final, ForwardRef, TypeVar
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
+from trailcheck.commands.help_imports import import_rich_utils
+
 __all__ = [
     "MARKUP_MODE",
     "Command",
@@ -62,17 +64,27 @@ def _untyped_flags(params: list[Any]) -> list[Any]:
 
 
 class Command(TyperCommand):
-    """A command whose flags show no type in its help."""
+    """A command whose flags show no type in its help, printed without the modules help never
+    uses (:mod:`trailcheck.commands.help_imports`)."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _untyped_flags(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        import_rich_utils()
+        super().format_help(ctx, formatter)
 
 
 class Group(TyperGroup):
-    """A group whose flags (``--help``, ``--version``) show no type in its help."""
+    """A group whose flags (``--help``, ``--version``) show no type in its help, printed
+    without the modules help never uses (:mod:`trailcheck.commands.help_imports`)."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _untyped_flags(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        import_rich_utils()
+        super().format_help(ctx, formatter)
 
 
 def new_app(help_text: str, /, **settings: Any) -> typer.Typer:

@@ -17,8 +17,7 @@ from trailcheck.importing.transport.json_records import first_line_record
 from trailcheck.json_text import (
     JsonValueError,
     loads_json,
-    may_hold_a_long_integer,
-    may_nest_too_deeply,
+    may_break_a_value_rule,
 )
 from trailcheck.trace import Trace
 from trailcheck.trace.jsonl import TRACE_FIELDS, dump_trace
@@ -35,6 +34,16 @@ def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | R
     bits, nesting deeper than the rules allow) are checked in full only where they can matter:
     where the line is not what encoding its decoding gives, colon for colon, may hold an integer
     beyond 64 bits, or opens more arrays and objects than the rules let it nest."""
+    read = read_trace_line(line, source=source, line_number=line_number)
+    return read if isinstance(read, Rejection) else read[0]
+
+
+def read_trace_line(
+    line: bytes, *, source: str, line_number: int
+) -> tuple[Trace, bytes] | Rejection:
+    """:func:`parse_trace_line`, the trace with its line as trailcheck writes it
+    (:func:`~trailcheck.trace.jsonl.dump_trace`), which reading encodes anyway to hold the
+    rules: an import that writes the trace back need not encode it again."""
     try:
         trace = Trace.model_validate_json(line)
     except RecordError as error:
@@ -47,26 +56,26 @@ def parse_trace_line(line: bytes, *, source: str, line_number: int) -> Trace | R
             field=error.field or "<record>",
             trace_id=_text(record.get("trace_id")),
         )
-    if not _as_written(line, trace) or may_hold_a_long_integer(line) or may_nest_too_deeply(line):
+    written = dump_trace(trace)
+    if not _as_written(line, written) or may_break_a_value_rule(line):
         try:
             loads_json(line)
         except JsonValueError as error:
             return _json_rule_rejection(error, line, source=source, line_number=line_number)
         except orjson.JSONDecodeError as error:  # nested past what orjson reads at all
             return Rejection(source, str(error), line=line_number, field="<record>")
-    return trace
+    return trace, written
 
 
-def _as_written(line: bytes, trace: Trace) -> bool:
-    """Whether ``line`` holds each key of each object once: true when it is what encoding its
-    decoding gives, byte for byte (as every line trailcheck writes is), or colon for colon (the
-    colons outside strings are the keys, and the strings hold the same colons unless one is
-    written as an escape)."""
-    encoded = dump_trace(trace)
+def _as_written(line: bytes, written: bytes) -> bool:
+    """Whether ``line`` holds each key of each object once: true when it is ``written``, what
+    encoding its decoding gives, byte for byte (as every line trailcheck writes is), or colon
+    for colon (the colons outside strings are the keys, and the strings hold the same colons
+    unless one is written as an escape)."""
     text = line.rstrip(b"\r\n")
-    if encoded == text:
+    if written == text:
         return True
-    return encoded.count(b":") == text.count(b":") and b"\\u003" not in text
+    return written.count(b":") == text.count(b":") and b"\\u003" not in text
 
 
 def _json_rule_rejection(

@@ -91,11 +91,7 @@ def content_gap(trace: Trace) -> ContentGap | None:
     if not any(span.kind == "llm" for span in trace.spans):
         return None
     # What content would give, checked first: for most traces nothing is missing.
-    missing = (
-        not trace.input_text
-        or trace.final_output is None
-        or any(not call.arguments and call.recorded_result is None for call in trace.tool_calls)
-    )
+    missing = not trace.input_text or trace.final_output is None or _a_call_lacks_content(trace)
     if not missing or any(_records_content(span) for span in trace.spans):
         return None
     llm_spans = _model_calls(trace)
@@ -110,6 +106,23 @@ def content_gap(trace: Trace) -> ContentGap | None:
     return ContentGap(
         tuple(span.span_id for span in llm_spans), scope, fix_for(scope), calls_unrecorded
     )
+
+
+def _a_call_lacks_content(trace: Trace) -> bool:
+    """Whether a tool call of ``trace`` has neither arguments nor a result. Where no model call
+    records a message, the calls are the tool spans' own (:mod:`trailcheck.trace.tool_calls`):
+    read there, without deriving the calls (an import asks this of every trace, and grades
+    none)."""
+    if "tool_calls" not in trace.__dict__ and not any(
+        span.llm is not None and (span.llm.input_messages or span.llm.output_messages)
+        for span in trace.spans
+    ):
+        return any(
+            not span.tool.arguments and span.tool.result is None
+            for span in trace.spans
+            if span.tool is not None
+        )
+    return any(not call.arguments and call.recorded_result is None for call in trace.tool_calls)
 
 
 def fix_for(scope: str | None) -> str:
