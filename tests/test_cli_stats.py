@@ -64,6 +64,7 @@ def test_json_has_counts_figures_and_labelled_intervals(
         "crashed": 0,
         "unscorable": 0,
         "infra_error": 1,
+        "sim_error": 0,
     }
     assert data["pass_at_1"] == pytest.approx(0.75)
     assert data["pass_hat_k"] == {"1": 0.75, "2": 0.5, "3": None}
