@@ -28,6 +28,7 @@ from datetime import date, datetime
 from typing import Any
 
 from trailcheck.audit.finding import Finding
+from trailcheck.audit.probe_user import probed
 from trailcheck.cases import (
     Case,
     Comparator,
@@ -192,9 +193,10 @@ def replay_oracle(
     a fresh environment of the factory's; run as the one case of ``within``'s settings."""
     calls = plan_calls(case, list(environment_factory().tools))
     template = within or Dataset(name="oracle")
-    single = template.model_copy(update={"cases": [case], "scorers": []})
+    single, user = probed(template.model_copy(update={"cases": [case], "scorers": []}))
     factory = _oracle_factory(calls, case.reference_response)
-    result = run(single, factory, environment_factory, options=RunOptions(k=1, seed=seed))
+    options = RunOptions(k=1, seed=seed)
+    result = run(single, factory, environment_factory, options=options, user_simulator=user)
     trial = result.report.cases[0].trials[0]
     return OracleReplay(tuple(calls), trial, tuple(oracle_failures(trial)))
 

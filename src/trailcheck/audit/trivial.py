@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from trailcheck.audit.finding import Finding
+from trailcheck.audit.probe_user import probed
 from trailcheck.cases import Case, Dataset
 from trailcheck.environment import EnvironmentFactory
 from trailcheck.run.agent import Agent, AgentFactory, TrialContext
@@ -163,8 +164,10 @@ def check_trivial(
     cases = {case.id: case for case in dataset.graded_cases()}
     findings: list[Finding] = []
     names = _environment_tool_names(environment_factory)
+    played, user = probed(dataset)
     for name, factory in trivial_agents(seed, tool_names=names).items():
-        report = run(dataset, factory, environment_factory, options=RunOptions(k=1, seed=seed))
+        options = RunOptions(k=1, seed=seed)
+        report = run(played, factory, environment_factory, options=options, user_simulator=user)
         for result in report.report.cases:
             for trial in result.trials:
                 if trial.status == "passed":
