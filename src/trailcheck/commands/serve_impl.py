@@ -18,6 +18,7 @@ from trailcheck.errors import UsageError
 from trailcheck.online import load_online_config
 from trailcheck.online.alerting import Notifier
 from trailcheck.online.worker import OnlineWorker
+from trailcheck.redaction import load_redactor
 from trailcheck.serve import (
     GrpcReceiver,
     Intake,
@@ -41,6 +42,9 @@ def serve_command(request: ServeRequest) -> None:
     """The body of :func:`trailcheck.commands.serve.serve_command`."""
     check_bind(request.host, request.token)
     admission = Admission(_upload_limits(request))
+    # A bad rules file (or a hash key missing from the environment) stops the command before
+    # the store or a socket is opened.
+    redactor = None if request.redact is None else load_redactor(request.redact)
     with open_store(request.db) as store:
         app = create_app(
             store,
@@ -49,6 +53,7 @@ def serve_command(request: ServeRequest) -> None:
             idle_timeout_s=request.idle_timeout,
             settle_s=request.settle,
             admission=admission,
+            redactor=redactor,
         )
         receiver: GrpcReceiver | None = None
         if request.grpc:
@@ -65,6 +70,9 @@ def serve_command(request: ServeRequest) -> None:
         grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
         endpoints = _endpoints(request.host, request.port)
         stderr.print(f"serving {endpoints}{grpc_shown} into {store.url}; {auth}", markup=False)
+        if redactor is not None:
+            rules = ", ".join(redactor.rule_names)
+            stderr.print(f"redacting before anything is stored: {rules}", markup=False)
         with _online_worker(request, store):
             serve_forever(
                 app, host=request.host, port=request.port, token=request.token, grpc=receiver

@@ -33,6 +33,7 @@ from typing import Any, Final
 from fastapi import FastAPI, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from trailcheck.redaction import Redactor
 from trailcheck.serve.admission import DEFAULT_WATCH_INTERVAL_S, Admission
 from trailcheck.serve.body import (
     BodyEncoding,
@@ -88,13 +89,15 @@ def create_app(
     clock: Callable[[], int] = time.time_ns,
     admission: Admission | None = None,
     watch_interval_s: float | None = DEFAULT_WATCH_INTERVAL_S,
+    redactor: Redactor | None = None,
 ) -> FastAPI:
     """The ingest app over ``store``. ``clock`` gives nanoseconds since the epoch (received
     times, the settle time and the idle timeout); ``sweep_interval_s=None`` leaves sweeping
     after startup to the caller (``app.state.intake.sweep()``). ``admission`` is what it admits
     at once (default: :class:`~trailcheck.serve.admission.UploadLimits`' defaults), shared with
     a gRPC receiver beside it; ``watch_interval_s=None`` leaves cutting off overdue bodies to
-    the caller (``app.state.admission.cut_off_overdue()``)."""
+    the caller (``app.state.admission.cut_off_overdue()``). ``redactor`` redacts every span and
+    log record before it is held (:class:`~trailcheck.serve.intake.Intake`)."""
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be at least 1, got {max_body_bytes}")
     admission = admission or Admission()
@@ -107,6 +110,7 @@ def create_app(
         idle_timeout_ns=round(idle_timeout_s * _NS_PER_S),
         clock=clock,
         settle_ns=round(settle_s * _NS_PER_S),
+        redactor=redactor,
     )
     lifespan = _background(intake, sweep_interval_s, admission, watch_interval_s)
     app = FastAPI(title="trailcheck OTLP/HTTP ingest", lifespan=lifespan)
