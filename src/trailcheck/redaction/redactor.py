@@ -8,14 +8,15 @@ this order, to each mapping key it meets:
    with a keyed hash (:mod:`trailcheck.redaction.keyed_hash`). A rule names a key, or the last
    keys of a path (``customer.id`` is the key ``customer.id``, and the key ``id`` inside
    ``customer``), anywhere in the value, case-insensitively; ``*`` and ``?`` are globs;
-2. **secret-named keys** (the ``secret_field`` rule): the value of a key named like a secret
-   (``api_key``, ``token``, ``password``, ``authorization``, ``cookie``...; the last dotted
-   part counts, so ``http.request.header.authorization`` is one) is replaced whole;
+2. **secret-named keys** (the ``secret_field`` rule, :mod:`.secret_keys`): the value of a key
+   named like a secret (``api_key``, ``token``, ``password``, ``authorization``...) is
+   replaced whole (:mod:`.hidden`);
 3. otherwise the value is read on: text by the built-in detectors
    (:mod:`trailcheck.redaction.detectors`) and then the custom patterns (:class:`PatternRule`),
    and mappings and lists item by item. Text that holds a JSON object or array (tool arguments
    and messages often travel so) is read as that JSON, so field rules reach into it, and is
-   written back as compact JSON when something in it was redacted.
+   written back as compact JSON when something in it was redacted; it is scanned as written
+   first, and parsed only when it may hold something (:mod:`.held_json`).
 
 Mapping keys are text too: a key the detectors find something in is redacted like any text.
 
@@ -34,6 +35,7 @@ Each redaction is reported as a :class:`Redaction`: the rule and where (``input`
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
@@ -42,7 +44,10 @@ from typing import Any, Final, Literal
 import orjson
 
 from trailcheck.redaction.detectors import DETECTOR_KINDS, DetectorKind, TextDetectors, marker
+from trailcheck.redaction.held_json import may_hold
+from trailcheck.redaction.hidden import dropped, masked, unique_key
 from trailcheck.redaction.keyed_hash import KeyedHash
+from trailcheck.redaction.secret_keys import SECRET_FIELD, is_secret_key
 
 __all__ = [
     "SECRET_FIELD",
@@ -54,23 +59,8 @@ __all__ = [
     "glob_pattern",
 ]
 
-SECRET_FIELD: Final = "secret_field"
 FieldAction = Literal["drop", "hash"]
 
-_SECRET_KEY: Final = re.compile(
-    r"(?i)^(?:x-)?(?:api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|id[_-]?token|token"
-    r"|secret|client[_-]?secret|password|passwd|pwd|authorization|proxy[_-]?authorization"
-    r"|auth[_-]?token|private[_-]?key|cookie|set[_-]?cookie)$"
-)
-# Every key _SECRET_KEY names holds one of these (case ignored).
-_SECRET_WORDS: Final = ("key", "token", "secret", "passw", "pwd", "auth", "cookie")
-_WHITESPACE_ESCAPES: Final = (
-    ("\\n", "\n"),
-    ("\\r", "\r"),
-    ("\\t", "\t"),
-    ("\\b", "\b"),
-    ("\\f", "\f"),
-)
 # Keys are few and repeat in every span (attribute names); what a key is, once per key.
 _KEY_CACHE_SIZE: Final = 4096
 
@@ -143,6 +133,18 @@ class Redactor:
         self._fields = tuple((rule, glob_pattern(rule.field)) for rule in fields)
         self._hash = KeyedHash(hash_key) if hash_key else None
         self._keys: dict[str, _Key] = {}
+        # What this redactor made of each text it read at an entry's place (see session).
+        self._memo: dict[tuple[str, str], tuple[str, tuple[str, ...]]] | None = None
+
+    def session(self) -> Redactor:
+        """A redactor of the same rules that remembers, for as long as it is kept, what each
+        text it read came to, and gives it again for the same text: for the values of one
+        trace, which repeat (each model call carries the conversation so far, each span the
+        same resource). What it remembers costs a reference per text: keep one per trace, not
+        beyond."""
+        session = copy.copy(self)
+        session._memo = {}
+        return session
 
     @property
     def rule_names(self) -> tuple[str, ...]:
@@ -182,7 +184,7 @@ class Redactor:
         redacted: dict[str, Any] = {}
         for key, item in mapping.items():
             known = self._key(key)
-            written = known.text if known.text not in redacted else _unique(known.text, redacted)
+            written = known.text if known.text not in redacted else unique_key(known.text, redacted)
             inner = f"{where}.{written}" if where else written
             if known.found:
                 found.extend(Redaction(kind, inner) for kind in known.found)
@@ -213,6 +215,24 @@ class Redactor:
     def _string(
         self, text: str, where: str, path: str, found: MutableSequence[Redaction], deep: bool
     ) -> str:
+        # A session remembers texts read at an entry's place (deep: each at its own place,
+        # which a remembered text would not say).
+        memo = None if deep else self._memo
+        if memo is None:
+            return self._read_string(text, where, path, found, deep)
+        # The path too: under field rules, what a text holding JSON comes to depends on it.
+        known = memo.get((path, text))
+        if known is None:
+            before = len(found)
+            redacted = self._read_string(text, where, path, found, deep)
+            known = memo[path, text] = (redacted, tuple(r.kind for r in found[before:]))
+        elif known[1]:
+            found.extend(Redaction(kind, where) for kind in known[1])
+        return known[0]
+
+    def _read_string(
+        self, text: str, where: str, path: str, found: MutableSequence[Redaction], deep: bool
+    ) -> str:
         if text.startswith(("{", "[")):
             try:
                 parsed = orjson.loads(text)
@@ -227,20 +247,11 @@ class Redactor:
         return self.text(text, where, found)
 
     def _may_hold(self, json_text: str) -> bool:
-        """Whether the JSON text may hold something to redact, read as it is written: most
-        JSON a trace carries (messages, arguments) holds nothing, and one scan of it costs far
-        less than parsing it and reading each of its values. Never False where a value holds
-        something (the detectors find in the text what they find in its values, see
-        :func:`_escapes_read`); True where field rules or patterns could apply (they are not
-        read this way), where a key may be secret-named, and where escapes could hide what a
-        value holds (``\\u0040`` is ``@``)."""
-        if self._fields or self._patterns or "\\u" in json_text or "\\/" in json_text:
+        """Whether the JSON text may hold something to redact (:mod:`.held_json`); field
+        rules and patterns are not read that way: with any, it may."""
+        if self._fields or self._patterns:
             return True
-        if self._secret_fields:
-            lowered = json_text.lower()
-            if any(word in lowered for word in _SECRET_WORDS):
-                return True
-        return self._detectors.redact(_escapes_read(json_text)) is not None
+        return may_hold(json_text, self._detectors, self._secret_fields)
 
     def _mapping(
         self,
@@ -257,7 +268,7 @@ class Redactor:
                 redacted[key] = self._value(item, where, path, found, deep)
                 continue
             known = self._key(key)
-            written = known.text if known.text not in redacted else _unique(known.text, redacted)
+            written = known.text if known.text not in redacted else unique_key(known.text, redacted)
             inner = (f"{where}.{written}" if where else written) if deep else where
             if known.found:
                 found.extend(Redaction(kind, inner) for kind in known.found)
@@ -283,21 +294,21 @@ class Redactor:
                 return self._field_value(rule, item)
         if secret and item is not None and item != "":
             found.append(Redaction(SECRET_FIELD, where))
-            return _masked(item, SECRET_FIELD)
+            return masked(item, SECRET_FIELD)
         return self._value(item, where, path, found, deep)
 
     def _field_value(self, rule: FieldRule, item: Any) -> Any:
         if rule.action == "hash":
             assert self._hash is not None  # checked when the redactor was made
             return self._hash.of(item)
-        return _dropped(item, rule.name)
+        return dropped(item, rule.name)
 
     def _key(self, key: str) -> _Key:
         known = self._keys.get(key)
         if known is None:
             kinds: list[Redaction] = []
             text = self.text(key, "", kinds)
-            secret = self._secret_fields and _SECRET_KEY.match(key.rpartition(".")[2]) is not None
+            secret = self._secret_fields and is_secret_key(key)
             known = _Key(text, tuple(r.kind for r in kinds), secret)
             if len(self._keys) >= _KEY_CACHE_SIZE:
                 self._keys.clear()
@@ -317,53 +328,3 @@ class Redactor:
             return whole[:start] + marker(rule.name) + whole[end:]
 
         return rule.regex.sub(replace, text)
-
-
-def _escapes_read(json_text: str) -> str:
-    """The JSON text with its escapes of whitespace and backslashes read, so each string value
-    stands in it as it is: an escaped backslash as a character no detector takes for part of a
-    word (a backslash is none either), ``\\n`` as a line break. ``\\"`` is left: a detector
-    sees a backslash and a quote alike (neither is part of a word, and both may be in a URL's
-    user or password)."""
-    text = json_text.replace("\\\\", "\x00")
-    for escape, character in _WHITESPACE_ESCAPES:
-        text = text.replace(escape, character)
-    return text
-
-
-def _unique(key: str, mapping: dict[Any, Any]) -> str:
-    """``key``, or, where a redacted key is already in ``mapping``, ``key#2``, ``key#3``..."""
-    if key not in mapping:
-        return key
-    number = 2
-    while f"{key}#{number}" in mapping:
-        number += 1
-    return f"{key}#{number}"
-
-
-def _masked(value: Any, rule: str) -> Any:
-    """``value`` hidden whole, its shape kept: text becomes the marker, a number ``null``,
-    each value of a list or mapping likewise; booleans and ``null`` stay."""
-    if isinstance(value, str):
-        return marker(rule) if value else value
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
-        return None
-    if isinstance(value, dict):
-        return {key: _masked(item, rule) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_masked(item, rule) for item in value]
-    return None
-
-
-def _dropped(value: Any, rule: str) -> Any:
-    """``value`` dropped, its type kept: text becomes the marker, a list or mapping an empty
-    one, anything else ``null``."""
-    if isinstance(value, str):
-        return marker(rule)
-    if isinstance(value, dict):
-        return {}
-    if isinstance(value, list | tuple):
-        return []
-    return None

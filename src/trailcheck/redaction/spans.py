@@ -19,7 +19,7 @@ still as one.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Final
 
 from trailcheck.importing.records import LogEvent, RawSpan, SpanLink
 from trailcheck.redaction.counts import REDACTIONS_KEY, RedactionCounts
@@ -28,19 +28,38 @@ from trailcheck.trace import SpanEvent
 
 __all__ = ["SpanRedaction", "redact_log", "redact_span", "redacted_event"]
 
+# The traces whose sessions a SpanRedaction keeps, and the origins (resource and scope).
+_SESSIONS: Final = 64
+_ORIGINS: Final = 8
+
 
 class SpanRedaction:
     """Redacts the spans of one request. The spans of one OTLP ``ResourceSpans`` come one after
-    another and share their resource and scope: those are redacted once, not per span."""
+    another and share their resource and scope: those are redacted once, not per span; and the
+    texts of one trace, which repeat, once per trace (:meth:`Redactor.session`)."""
 
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
-        self._origin: tuple[Any, Any, Any, list[Redaction]] | None = None
+        # The origins redacted last, most recent first: an export holds a few, each shared
+        # by the spans of one OTLP ResourceSpans.
+        self._origins: list[tuple[Any, dict[str, Any], dict[str, Any], list[Redaction]]] = []
+        # A session per trace (Redactor.session), the most recent few: a trace's spans repeat
+        # its texts, and an exporter sends them together.
+        self._sessions: dict[str, Redactor] = {}
+
+    def _session(self, trace_id: str) -> Redactor:
+        session = self._sessions.pop(trace_id, None)
+        if session is None:
+            session = self.redactor.session()
+            if len(self._sessions) >= _SESSIONS:
+                del self._sessions[next(iter(self._sessions))]
+        self._sessions[trace_id] = session
+        return session
 
     def span(self, span: RawSpan) -> RawSpan:
         """``span`` redacted, its counts among its attributes; the span itself when nothing in
         it was redacted."""
-        redactor = self.redactor
+        redactor = self._session(span.trace_id)
         found: list[Redaction] = []
         name = redactor.text(span.name, "span.name", found)
         status = span.status_message
@@ -69,21 +88,18 @@ class SpanRedaction:
     def _redacted_origin(
         self, span: RawSpan, found: list[Redaction]
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        last = self._origin
-        if last is None or last[0] != (span.resource, span.scope_attributes):
+        origin = (span.resource, span.scope_attributes)
+        known = next((known for known in self._origins if known[0] == origin), None)
+        if known is None:
             origin_found: list[Redaction] = []
             resource = self.redactor.entries(span.resource, "span.resource", origin_found)
             scope = self.redactor.entries(
                 span.scope_attributes, "span.scope.attributes", origin_found
             )
-            last = self._origin = (
-                (span.resource, span.scope_attributes),
-                resource,
-                scope,
-                origin_found,
-            )
-        found.extend(last[3])
-        return dict(last[1]), dict(last[2])
+            known = (origin, resource, scope, origin_found)
+            self._origins = [known, *self._origins[: _ORIGINS - 1]]
+        found.extend(known[3])
+        return dict(known[1]), dict(known[2])
 
 
 def redact_span(span: RawSpan, redactor: Redactor) -> RawSpan:

@@ -63,6 +63,9 @@ def redact_traces(
 
 
 def _redacted(trace: Trace, redactor: Redactor) -> tuple[Trace, list[Redaction]]:
+    # The texts of a trace repeat (each model call carries the conversation so far; the tool
+    # calls are in the span attributes and the tool fields alike): read each once.
+    redactor = redactor.session()
     found: list[Redaction] = []
     update: dict[str, Any] = {
         "input": (
