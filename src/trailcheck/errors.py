@@ -8,7 +8,8 @@
     ├── InputError                input that cannot be read or is not valid         (exit 2)
     │   ├── RecordError           one record of an input is bad; names where it is
     │   ├── loop.RuleFileError    a detection rule file is bad; names file, line, field
-    │   └── online.OnlineConfigError  an online evaluators file is bad; names file, line, field
+    │   ├── online.OnlineConfigError  an online evaluators file is bad; names file, line, field
+    │   └── redaction.RedactionRulesError  a redaction rules file is bad; names file, line, field
     └── InfraError                a model or network service failed after its retries
         └── online.DeliveryError  an alert notice did not reach its destination
 

@@ -16,8 +16,9 @@ from trailcheck.loop import (
     redact_text,
     redact_value,
 )
-from trailcheck.loop.redact import Redaction, luhn_valid
+from trailcheck.loop.redact import Redaction
 from trailcheck.policy import MustPrecedePolicy
+from trailcheck.redaction import luhn_valid
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
@@ -51,8 +52,8 @@ def test_secret_named_keys_are_redacted_at_any_depth() -> None:
     found: list[Redaction] = []
     value = {"headers": {"Authorization": "xyz"}, "items": [{"api_key": "k"}], "n": 3}
     assert redact_value(value, "args", found) == {
-        "headers": {"Authorization": "[REDACTED:api_key]"},
-        "items": [{"api_key": "[REDACTED:api_key]"}],
+        "headers": {"Authorization": "[REDACTED:secret_field]"},
+        "items": [{"api_key": "[REDACTED:secret_field]"}],
         "n": 3,
     }
     assert [r.where for r in found] == ["args.headers.Authorization", "args.items[0].api_key"]

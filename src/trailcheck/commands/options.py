@@ -24,6 +24,7 @@ __all__ = [
     "JsonOption",
     "KeepIncompleteOption",
     "LabelFilterOption",
+    "RedactOption",
     "SessionFilterOption",
     "SinceOption",
     "ToolFilterOption",
@@ -57,6 +58,17 @@ DbOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+# ``serve`` and ``ingest``: what is redacted before anything is stored (docs/redaction.md).
+RedactOption = Annotated[
+    str | None,
+    typer.Option(
+        "--redact",
+        metavar="FILE|builtin",
+        show_default=False,
+        help="Redact secrets and personal data before anything is stored: by this rules file,"
+        " or `builtin` for the built-in detectors alone.",
+    ),
+]
 
 # Which stored traces a command reads (``traces list``; ``score`` over the store).
 LabelFilterOption = Annotated[

@@ -19,7 +19,7 @@ from typing import Annotated, Final, NamedTuple
 import typer
 
 from trailcheck.commands.declare import command, implementation
-from trailcheck.commands.options import DbOption
+from trailcheck.commands.options import DbOption, RedactOption
 from trailcheck.extras import needs_extra
 
 __all__ = ["ServeRequest", "serve_command"]
@@ -41,6 +41,7 @@ class ServeRequest(NamedTuple):
     """What ``trailcheck serve`` was asked."""
 
     db: DbOption = None
+    redact: RedactOption = None
     host: Annotated[
         str,
         typer.Option(

@@ -18,6 +18,7 @@ from trailcheck.errors import UsageError
 from trailcheck.online import load_online_config
 from trailcheck.online.alerting import Notifier
 from trailcheck.online.worker import OnlineWorker
+from trailcheck.redaction import load_redactor
 from trailcheck.serve import (
     GrpcReceiver,
     Intake,
@@ -43,6 +44,9 @@ def serve_command(request: ServeRequest) -> None:
     check_bind(request.host, request.token, read_token=request.read_token)
     receiver_tokens(request.token, request.read_token)
     admission = Admission(_upload_limits(request))
+    # A bad rules file (or a hash key missing from the environment) stops the command before
+    # the store or a socket is opened.
+    redactor = None if request.redact is None else load_redactor(request.redact)
     with open_store(request.db) as store:
         app = create_app(
             store,
@@ -52,6 +56,7 @@ def serve_command(request: ServeRequest) -> None:
             idle_timeout_s=request.idle_timeout,
             settle_s=request.settle,
             admission=admission,
+            redactor=redactor,
         )
         receiver: GrpcReceiver | None = None
         if request.grpc:
@@ -69,6 +74,9 @@ def serve_command(request: ServeRequest) -> None:
         grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
         endpoints = _endpoints(request.host, request.port)
         stderr.print(f"serving {endpoints}{grpc_shown} into {store.url}; {auth}", markup=False)
+        if redactor is not None:
+            rules = ", ".join(redactor.rule_names)
+            stderr.print(f"redacting before anything is stored: {rules}", markup=False)
         with _online_worker(request, store):
             serve_forever(
                 app, host=request.host, port=request.port, token=request.token, grpc=receiver

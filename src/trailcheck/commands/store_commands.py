@@ -20,6 +20,7 @@ from trailcheck.commands.options import (
     JsonOption,
     KeepIncompleteOption,
     LabelFilterOption,
+    RedactOption,
     SessionFilterOption,
     SinceOption,
     ToolFilterOption,
@@ -54,6 +55,7 @@ class IngestRequest(NamedTuple):
     db: DbOption = None
     ids: IdsOption = "hex"
     keep_incomplete: KeepIncompleteOption = False
+    redact: RedactOption = None
 
 
 @command(IngestRequest)
@@ -63,7 +65,7 @@ def ingest_command(request: IngestRequest) -> None:
     A trace already stored with the same content is left as it is (unchanged); one whose id is
     stored with other content is refused (a conflict), as is one holding a value the store
     cannot hold. Exit 1 when any record was rejected or any trace refused. A PostgreSQL store
-    is written with COPY.
+    is written with COPY. With `--redact`, each trace is redacted before it is stored.
     """
     implementation("trailcheck.commands.store_commands_impl:ingest_command", IngestRequest)(request)
 

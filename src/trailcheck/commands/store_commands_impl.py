@@ -11,6 +11,7 @@ them). Commands that only read never create a store.
 from __future__ import annotations
 
 import getpass
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
@@ -38,6 +39,7 @@ from trailcheck.commands.traces import TracesShowRequest
 from trailcheck.errors import EXIT_FAILED, InputError, UsageError
 from trailcheck.extras import needs_extra
 from trailcheck.importing.importer import ImportSummary, capture_warnings, iter_import
+from trailcheck.redaction import RedactionTally, load_redactor, redact_traces
 from trailcheck.report import render_trace
 from trailcheck.store import (
     IngestSummary,
@@ -121,8 +123,20 @@ def _print_ingest(imported: ImportSummary, stored: IngestSummary, url: str) -> N
         stderr.print(line, style="yellow", markup=False, highlight=False)
 
 
+def _print_redactions(tally: RedactionTally) -> None:
+    rules = ", ".join(f"{rule} {count}" for rule, count in sorted(tally.by_rule.items()))
+    shown = f" ({rules})" if rules else ""
+    stderr.print(
+        f"redacted: {counted(tally.redactions, 'redaction')} in"
+        f" {counted(tally.traces, 'trace')}{shown}",
+        markup=False,
+    )
+
+
 def ingest_command(request: IngestRequest) -> None:
     """The body of :func:`trailcheck.commands.store_commands.ingest_command`."""
+    # A bad rules file stops the command before a trace is read or a store opened.
+    redactor = None if request.redact is None else load_redactor(request.redact)
     imported = ImportSummary()
     traces = iter_import(
         request.sources,
@@ -134,10 +148,16 @@ def ingest_command(request: IngestRequest) -> None:
     # The first step resolves every file's format: a missing or unreadable source stops the
     # command here, before a store is opened (or created).
     first = next(traces, None)
+    read: Iterator[Trace] = chain([] if first is None else [first], traces)
+    tally = RedactionTally()
+    if redactor is not None:
+        read = redact_traces(read, redactor, tally)
     with open_store(request.db) as store:
-        stored = store.ingest(chain([] if first is None else [first], traces), bulk=True)
+        stored = store.ingest(read, bulk=True)
         url = store.url
     _print_ingest(imported, stored, url)
+    if redactor is not None:
+        _print_redactions(tally)
     if not imported.ok or not stored.ok:
         raise typer.Exit(EXIT_FAILED)
 

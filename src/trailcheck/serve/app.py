@@ -35,6 +35,7 @@ from typing import Any, Final
 from fastapi import FastAPI, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from trailcheck.redaction import Redactor
 from trailcheck.serve.admission import DEFAULT_WATCH_INTERVAL_S, Admission
 from trailcheck.serve.body import (
     BodyEncoding,
@@ -91,6 +92,7 @@ def create_app(
     clock: Callable[[], int] = time.time_ns,
     admission: Admission | None = None,
     watch_interval_s: float | None = DEFAULT_WATCH_INTERVAL_S,
+    redactor: Redactor | None = None,
 ) -> FastAPI:
     """The ingest app over ``store``. ``clock`` gives nanoseconds since the epoch (received
     times, the settle time and the idle timeout); ``sweep_interval_s=None`` leaves sweeping
@@ -99,7 +101,8 @@ def create_app(
     a gRPC receiver beside it; ``watch_interval_s=None`` leaves cutting off overdue bodies to
     the caller (``app.state.admission.cut_off_overdue()``). ``token`` is the read-write token,
     ``read_token`` the read-only one (metrics only), which needs a read-write token beside it
-    (:func:`~trailcheck.serve.security.receiver_tokens`)."""
+    (:func:`~trailcheck.serve.security.receiver_tokens`). ``redactor`` redacts every span and
+    log record before it is held (:class:`~trailcheck.serve.intake.Intake`)."""
     tokens = receiver_tokens(token, read_token)
     if max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be at least 1, got {max_body_bytes}")
@@ -113,6 +116,7 @@ def create_app(
         idle_timeout_ns=round(idle_timeout_s * _NS_PER_S),
         clock=clock,
         settle_ns=round(settle_s * _NS_PER_S),
+        redactor=redactor,
     )
     lifespan = _background(intake, sweep_interval_s, admission, watch_interval_s)
     app = FastAPI(title="trailcheck OTLP/HTTP ingest", lifespan=lifespan)

@@ -16,6 +16,11 @@ another request nor the sweep of another trace. Within a server a trace cannot b
 between a batch's look-up and its write. A store that fails mid-request leaves the batches
 before it held; the exporter retries the request (a 503), and those spans come back as retries.
 
+With a redactor (``serve --redact``), each span and log record is redacted as it is decoded,
+before its pending row is made (:mod:`trailcheck.redaction.spans`): what the store holds, the
+pending rows, the conflicting versions kept aside and the traces made of them, never held the
+content redacted away. Redaction is deterministic, so a retry is still known as a retry.
+
 Log records go the same way, in batches, against the stored traces: a record whose event the
 stored trace's span holds is a retry, anything else of a stored trace is late. Late spans, late
 log records and conflicting versions are counted in the response's ``partial_success`` with
@@ -31,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from trailcheck.importing.records import LogEvent, RawSpan
+from trailcheck.redaction import Redactor, SpanRedaction, redact_log
 from trailcheck.serve.arrivals import Arrivals, sort_arrivals
 from trailcheck.serve.claims import TraceClaims
 from trailcheck.serve.export import EXPORT_SOURCE
@@ -162,6 +168,8 @@ class Intake:
     sweep_round: int = DEFAULT_SWEEP_ROUND
     claims: TraceClaims = field(default_factory=TraceClaims)
     counts: ServeCounts = field(default_factory=ServeCounts)
+    # Applied to every span and log record before it is held (None: kept as received).
+    redactor: Redactor | None = None
 
     def __post_init__(self) -> None:
         for name in ("batch_spans", "sweep_round"):
@@ -174,6 +182,8 @@ class Intake:
         ``spans`` is read whole before anything is stored: what it raises stores nothing."""
         received_ns = self.clock()
         origins = _Origins()
+        if self.redactor is not None:
+            spans = map(SpanRedaction(self.redactor).span, spans)
         rows = [origins.pending_span(span, received_ns) for span in spans]
         del origins
         held = 0
@@ -210,6 +220,9 @@ class Intake:
     def accept_logs(self, logs: Sequence[LogEvent]) -> Accepted:
         """Hold the GenAI log records as pending, durably, but for late ones of stored
         traces; retries of records a stored trace holds add nothing."""
+        if self.redactor is not None:
+            redactor = self.redactor
+            logs = [redact_log(log, redactor) for log in logs]
         rows = pending_log_events(logs, self.clock())
         held = 0
         late: list[str] = []

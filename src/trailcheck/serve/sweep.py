@@ -12,7 +12,9 @@ when that fails, each is stored on its own, so one bad trace costs the others no
 payloads are decoded (:mod:`trailcheck.serve.span_codec`, :mod:`trailcheck.serve.log_codec`),
 each log record appended to its span's events
 (:func:`~trailcheck.importing.log_join.join_log_events`, as ``trailcheck import`` does), and the
-spans assembled with :func:`~trailcheck.importing.assemble.assemble_trace`.
+spans assembled with :func:`~trailcheck.importing.assemble.assemble_trace`. The redaction counts
+its spans and log records carry (``serve --redact``) are added up in the trace's metadata
+(:func:`~trailcheck.redaction.with_span_counts`).
 
 **Poison isolation.** Whatever goes wrong with one trace (an orphan span whose parent never
 arrived, a bad attribute, a value the store cannot hold, a conflicting stored trace, a damaged
@@ -41,6 +43,7 @@ from trailcheck.errors import TrailcheckError
 from trailcheck.importing.assemble import assemble_trace
 from trailcheck.importing.log_join import LogTally, join_log_events
 from trailcheck.importing.records import RawSpan
+from trailcheck.redaction import with_span_counts
 from trailcheck.serve.claims import TraceClaims
 from trailcheck.serve.export import EXPORT_SOURCE
 from trailcheck.serve.log_codec import decode_log_event
@@ -226,4 +229,4 @@ def _assembled(
     tally = LogTally()
     joined = join_log_events([*spans, *logs], tally)
     trace = assemble_trace([item for item in joined if isinstance(item, RawSpan)], source)
-    return trace, tally.unjoined
+    return with_span_counts(trace), tally.unjoined
