@@ -287,6 +287,12 @@ def m010_span_scores(connection: Connection) -> None:
     scored.create(connection)
 
 
+def m011_deletion_log(connection: Connection) -> None:
+    """The log of prunes and deletions on request (``deletions``): what chose the traces, when,
+    and how many rows of each table went, never their content (docs/store.md)."""
+    _create(connection, [schema.deletions])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
@@ -298,6 +304,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m008_pending_origins_and_conflicts", m008_pending_origins_and_conflicts),
     Migration("m009_online_scoring", m009_online_scoring),
     Migration("m010_span_scores", m010_span_scores),
+    Migration("m011_deletion_log", m011_deletion_log),
 )
 
 

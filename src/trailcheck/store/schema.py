@@ -36,6 +36,7 @@ __all__ = [
     "cluster_members",
     "clusters",
     "dataset_versions",
+    "deletions",
     "findings",
     "judge_labels",
     "metadata",
@@ -477,3 +478,32 @@ online_alerts = Table(
     Column("deliveries", Text, nullable=False),
     UniqueConstraint("alert", "version", "window_start_ns", name="uq_online_alert"),
 )
+
+
+# --- retention and deletion on request (added by m011): docs/store.md -------------------------
+
+# One row per prune or deletion that deleted something: what chose the traces (never the id a
+# deletion named, only its digest), when, and how many rows of each table went; a prune's rows
+# also count the traces it kept past their age, per reason. Written in the transaction of each
+# batch it counts, so the log always says what is gone, even of a deletion cut short.
+deletions = Table(
+    "deletions",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    # "prune" or "delete".
+    Column("action", String(16), nullable=False),
+    # What chose the traces: "older_than 30d" (with "labelled pruned" when asked), or the kind
+    # of id a deletion named ("session", "user: user.id enduser.id", "trace").
+    Column("selector", Text, nullable=False),
+    # The SHA-256 of the session, user or trace id a deletion named (hex); NULL for a prune.
+    Column("selector_digest", String(64)),
+    Column("started_ns", Int64, nullable=False),
+    Column("updated_ns", Int64, nullable=False),
+    Column("traces", Int64, nullable=False),
+    # JSON objects: rows deleted per table; traces kept per reason (a prune's).
+    Column("rows", Text, nullable=False),
+    Column("kept", Text, nullable=False),
+    # JSON list of the stored cases citing a deleted trace: "dataset@version/case_id".
+    Column("cited_by", Text, nullable=False),
+)
+Index("ix_deletions_started", deletions.c.started_ns)
