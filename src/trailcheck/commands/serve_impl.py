@@ -14,6 +14,7 @@ from trailcheck.commands.online_impl import WEBHOOK_TIMEOUT_S, judge_runner
 from trailcheck.commands.output import stderr
 from trailcheck.commands.serve import ServeRequest
 from trailcheck.commands.store_commands_impl import open_store
+from trailcheck.commands.store_impl import prune_words
 from trailcheck.errors import UsageError
 from trailcheck.online import load_online_config
 from trailcheck.online.alerting import Notifier
@@ -29,7 +30,8 @@ from trailcheck.serve import (
     trace_service,
 )
 from trailcheck.serve.admission import Admission, UploadLimits
-from trailcheck.store import Store
+from trailcheck.serve.retention import RetentionSchedule
+from trailcheck.store import PruneSummary, Retention, Store, parse_age
 
 
 def _endpoints(host: str, port: int) -> str:
@@ -40,6 +42,8 @@ def _endpoints(host: str, port: int) -> str:
 def serve_command(request: ServeRequest) -> None:
     """The body of :func:`trailcheck.commands.serve.serve_command`."""
     check_bind(request.host, request.token)
+    if request.retention is not None:
+        parse_age(request.retention)  # a bad age is a usage error before anything is opened
     admission = Admission(_upload_limits(request))
     with open_store(request.db) as store:
         app = create_app(
@@ -65,7 +69,7 @@ def serve_command(request: ServeRequest) -> None:
         grpc_shown = f" and OTLP/gRPC {receiver.address}" if receiver is not None else ""
         endpoints = _endpoints(request.host, request.port)
         stderr.print(f"serving {endpoints}{grpc_shown} into {store.url}; {auth}", markup=False)
-        with _online_worker(request, store):
+        with _online_worker(request, store), _retention(request, store):
             serve_forever(
                 app, host=request.host, port=request.port, token=request.token, grpc=receiver
             )
@@ -101,6 +105,35 @@ def _online_worker(request: ServeRequest, store: Store) -> Iterator[None]:
         stop.set()
         thread.join()
         client.close()
+
+
+@contextmanager
+def _retention(request: ServeRequest, store: Store) -> Iterator[None]:
+    """With ``--retention AGE``, the store pruned on a schedule beside the receiver, in a
+    thread stopped (between two batches) when the server stops."""
+    if request.retention is None:
+        yield
+        return
+    retention = Retention(request.retention)
+
+    def report(summary: PruneSummary) -> None:
+        if summary.deleted:
+            for line in prune_words(summary, retention):
+                stderr.print(f"retention: {line.strip()}", markup=False)
+
+    schedule = RetentionSchedule(store, retention, report=report)
+    stop = threading.Event()
+    thread = threading.Thread(target=schedule.run, args=(stop,), name="retention", daemon=True)
+    thread.start()
+    stderr.print(
+        f"pruning traces older than {request.retention} every {schedule.every_s:g} s",
+        markup=False,
+    )
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _upload_limits(request: ServeRequest) -> UploadLimits:
