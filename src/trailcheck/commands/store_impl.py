@@ -204,7 +204,7 @@ def store_delete(request: DeleteRequest) -> None:
     )
     for cited in summary.cited_by:
         stdout.print(
-            f"  cited by case {cited.case_id} of {cited.dataset}@{cited.version}"
+            f"  cited by case {cited.case_id} of {cited.version}"
             " (it keeps its copy)",
             markup=False,
             soft_wrap=True,

@@ -43,8 +43,9 @@ class CaseSources:
 
     @property
     def named(self) -> str:
-        """``dataset@version/case_id``: how the log of deletions names it."""
-        return f"{self.dataset}@{self.version}/{self.case_id}"
+        """``version/case_id`` (``shop@1a2b3c4d5e6f/c1``; a version names its dataset): how the
+        log of deletions names it."""
+        return f"{self.version}/{self.case_id}"
 
 
 def write_dataset_version(connection: Connection, dataset: Dataset) -> str:

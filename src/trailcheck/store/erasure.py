@@ -35,7 +35,7 @@ from sqlalchemy import Connection, Engine, or_, select
 
 from trailcheck.importing.assemble import RESOURCE_METADATA_KEY
 from trailcheck.store import schema
-from trailcheck.store.backends import read_only
+from trailcheck.store.backends import read_only, writer_pause_s
 from trailcheck.store.datasets import CaseSources, iter_case_sources
 from trailcheck.store.deletion_log import LoggedDeletion, log_deletion, selector_digest
 from trailcheck.store.owned_rows import (
@@ -112,7 +112,10 @@ def erase_traces(engine: Engine, erasure: Erasure, *, dry_run: bool = False) -> 
         summary.cited_by = [
             case for case in iter_case_sources(connection) if wanted & set(case.source_trace_ids)
         ]
-    for batch in chunks(trace_ids, _BATCH):
+    pause = 0.0 if dry_run else writer_pause_s(engine)
+    for number, batch in enumerate(chunks(trace_ids, _BATCH)):
+        if number and pause:
+            time.sleep(pause)  # other writers take the lock (store.backends.writer_pause_s)
         with read_only(engine) if dry_run else engine.begin() as connection:
             owned = count_owned_rows if dry_run else delete_owned_rows
             for table, count in owned(connection, batch).items():

@@ -24,12 +24,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
-from sqlalchemy import ColumnElement, Connection, select
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Connection,
+    Select,
+    String,
+    literal,
+    select,
+    union_all,
+)
 
 from trailcheck.store import schema
 from trailcheck.store.datasets import iter_case_sources
+from trailcheck.store.id_lists import among_ids, bound_ids
 
 __all__ = ["HOLD_REASONS", "HoldReason", "Holds", "held_traces", "stored_holds"]
 
@@ -72,53 +82,56 @@ def stored_holds(connection: Connection, holds: Holds) -> Holds:
 def held_traces(
     connection: Connection, trace_ids: Sequence[str], holds: Holds, *, lock: bool = True
 ) -> dict[str, HoldReason]:
-    """The traces of ``trace_ids`` something holds, each with the first reason that applies;
-    ``lock``: lock their online jobs until the transaction ends (a dry run locks nothing)."""
-    cited = {t for t in trace_ids if t in holds.cited} | _case_clusters(connection, trace_ids)
-    run = {t for t in trace_ids if t in holds.referenced}
-    found: dict[HoldReason, set[str]] = {
-        "cited_by_case": cited,
-        "referenced_by_run": run | _ids(connection, schema.trials.c.trace_id, trace_ids),
-    }
-    if holds.keep_labelled:
-        findings = schema.findings
-        found["noted"] = _ids(connection, schema.notes.c.trace_id, trace_ids)
-        found["labelled"] = _ids(connection, schema.judge_labels.c.trace_id, trace_ids) | set(
-            connection.scalars(
-                select(findings.c.trace_id)
-                .where(findings.c.trace_id.in_(trace_ids))
-                .where(findings.c.source.startswith(HUMAN_SOURCE_PREFIX))
-            )
-        )
-    found["being_scored"] = _leased(connection, trace_ids, lock=lock)
-    held: dict[str, HoldReason] = {}
-    for reason in HOLD_REASONS:
-        for trace_id in found.get(reason, ()):
-            held.setdefault(trace_id, reason)
-    return held
-
-
-def _ids(connection: Connection, column: ColumnElement[Any], trace_ids: Sequence[str]) -> set[str]:
-    return set(connection.scalars(select(column).where(column.in_(trace_ids))))
-
-
-def _case_clusters(connection: Connection, trace_ids: Sequence[str]) -> set[str]:
-    """The traces among ``trace_ids`` that are members of a cluster a case was promoted from."""
-    clusters, members = schema.clusters, schema.cluster_members
-    query = (
-        select(members.c.trace_id)
-        .join(clusters, clusters.c.cluster_id == members.c.cluster_id)
-        .where(members.c.trace_id.in_(trace_ids))
-        .where(clusters.c.case_id.is_not(None))
-    )
-    return set(connection.scalars(query))
-
-
-def _leased(connection: Connection, trace_ids: Sequence[str], *, lock: bool) -> set[str]:
-    """The traces among ``trace_ids`` with a leased online job; with ``lock``, their jobs
-    locked until the caller's transaction ends (PostgreSQL; SQLite's writer holds the whole
-    database anyway)."""
+    """The traces of ``trace_ids`` something holds, each with the first reason that applies,
+    asked in one query; ``lock``: lock their online jobs until the transaction ends (a dry run
+    locks nothing)."""
+    ids = bound_ids(connection, trace_ids)
     jobs = schema.online_jobs
-    query = select(jobs.c.trace_id, jobs.c.state).where(jobs.c.trace_id.in_(trace_ids))
-    rows = connection.execute(query.with_for_update() if lock else query)
-    return {trace_id for trace_id, state in rows if state == "leased"}
+    # On PostgreSQL the batch's jobs are locked, leased or not, so that none is leased between
+    # this look and the delete (a worker skips locked jobs).
+    if lock and connection.dialect.name == "postgresql":
+        locking = select(jobs.c.id).where(among_ids(connection, jobs.c.trace_id))
+        connection.execute(locking.with_for_update(), ids)
+    found: dict[str, set[str]] = {}
+    for trace_id, reason in connection.execute(_holding(connection, holds.keep_labelled), ids):
+        found.setdefault(trace_id, set()).add(reason)
+    for trace_id in trace_ids:
+        if trace_id in holds.cited:
+            found.setdefault(trace_id, set()).add("cited_by_case")
+        if trace_id in holds.referenced:
+            found.setdefault(trace_id, set()).add("referenced_by_run")
+    return {
+        trace_id: next(reason for reason in HOLD_REASONS if reason in reasons)
+        for trace_id, reasons in found.items()
+    }
+
+
+def _holding(connection: Connection, keep_labelled: bool) -> CompoundSelect[str, str]:
+    """The rows that hold one of the bound traces, each as (trace id, reason)."""
+    clusters, members, trials = schema.clusters, schema.cluster_members, schema.trials
+    notes, labels, findings, jobs = (
+        schema.notes,
+        schema.judge_labels,
+        schema.findings,
+        schema.online_jobs,
+    )
+
+    def naming(trace_id: ColumnElement[str], reason: HoldReason) -> Select[str, str]:
+        return select(trace_id, literal(reason, String())).where(among_ids(connection, trace_id))
+
+    parts = [
+        naming(members.c.trace_id, "cited_by_case")
+        .join(clusters, clusters.c.cluster_id == members.c.cluster_id)
+        .where(clusters.c.case_id.is_not(None)),
+        naming(trials.c.trace_id, "referenced_by_run"),
+        naming(jobs.c.trace_id, "being_scored").where(jobs.c.state == "leased"),
+    ]
+    if keep_labelled:
+        parts += [
+            naming(notes.c.trace_id, "noted"),
+            naming(labels.c.trace_id, "labelled"),
+            naming(findings.c.trace_id, "labelled").where(
+                findings.c.source.startswith(HUMAN_SOURCE_PREFIX)
+            ),
+        ]
+    return union_all(*parts)

@@ -28,6 +28,7 @@ from typing import Final
 from sqlalchemy import Connection, Table, delete, exists, func, select, update
 
 from trailcheck.store import schema
+from trailcheck.store.id_lists import among_ids, bound_ids
 
 __all__ = [
     "NOT_OWNED_TABLES",
@@ -80,23 +81,26 @@ def count_owned_rows(connection: Connection, trace_ids: Sequence[str]) -> dict[s
     counts: dict[str, int] = {}
     if not trace_ids:
         return counts
+    ids = bound_ids(connection, trace_ids)
     for table in OWNED_TABLES:
-        query = select(func.count()).select_from(table).where(table.c.trace_id.in_(trace_ids))
-        if found := connection.scalar(query) or 0:
+        query = select(func.count()).select_from(table)
+        if found := connection.scalar(query.where(among_ids(connection, table.c.trace_id)), ids):
             counts[str(table.name)] = found
     return counts
 
 
 def delete_owned_rows(connection: Connection, trace_ids: Sequence[str]) -> dict[str, int]:
-    """Delete every row the traces ``trace_ids`` own; how many rows went per table, tables with
-    none left out. Their clusters are tidied afterwards, once (:func:`tidy_clusters`)."""
+    """Delete every row the traces ``trace_ids`` own, each table by its index on the trace id;
+    how many rows went per table, tables with none left out. Their clusters are tidied
+    afterwards, once (:func:`tidy_clusters`)."""
     counts: dict[str, int] = {}
     if not trace_ids:
         return counts
+    ids = bound_ids(connection, trace_ids)
     for table in OWNED_TABLES:
-        deleted = connection.execute(delete(table).where(table.c.trace_id.in_(trace_ids)))
-        if deleted.rowcount:
-            counts[str(table.name)] = deleted.rowcount
+        statement = delete(table).where(among_ids(connection, table.c.trace_id))
+        if deleted := connection.execute(statement, ids).rowcount:
+            counts[str(table.name)] = deleted
     return counts
 
 

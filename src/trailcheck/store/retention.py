@@ -7,8 +7,10 @@ started before the cutoff in (start, id) order along the index on ``start_key``,
 ``batch_size`` at a time, each batch in its own short transaction: the holds on the batch are
 asked, the rows of the traces nothing holds are deleted (:mod:`trailcheck.store.owned_rows`)
 and the log of deletions brought up to date (:mod:`trailcheck.store.deletion_log`). No
-transaction outlives its batch, so ingest goes on beside a prune: on SQLite a writer waits at
-most one batch for the lock; on PostgreSQL new traces are other rows and never wait at all.
+transaction outlives its batch, so ingest goes on beside a prune: on PostgreSQL new traces are
+other rows and never wait for it; on SQLite, whose writers take the whole database in turns, a
+prune pauses between two batches for longer than a waiting writer sleeps between two tries for
+the lock, so a writer waits at most about one batch and a pause.
 
 On PostgreSQL the deletes are range deletes of the batch's ids by their indexes; the store has
 no partitioned tables (were ``traces`` partitioned by day, a whole day past the age and nothing
@@ -30,7 +32,7 @@ from sqlalchemy import Connection, Engine, and_, or_, select
 
 from trailcheck.errors import UsageError
 from trailcheck.store import schema
-from trailcheck.store.backends import read_only
+from trailcheck.store.backends import read_only, writer_pause_s
 from trailcheck.store.deletion_log import LoggedDeletion, log_deletion
 from trailcheck.store.holds import Holds, held_traces, stored_holds
 from trailcheck.store.owned_rows import (
@@ -98,10 +100,6 @@ class PruneSummary:
     def kept_total(self) -> int:
         return sum(self.kept.values())
 
-    def _add(self, counts: dict[str, int], into: dict[str, int]) -> None:
-        for name, count in counts.items():
-            into[name] = into.get(name, 0) + count
-
 
 def prune_traces(
     engine: Engine,
@@ -111,12 +109,16 @@ def prune_traces(
     batch_size: int = DEFAULT_PRUNE_BATCH,
     dry_run: bool = False,
     stop: Callable[[], bool] | None = None,
+    pause_s: float | None = None,
 ) -> PruneSummary:
     """Delete the traces that started more than ``retention.older_than`` before ``now_ns``
     (default: now) that nothing holds, ``batch_size`` per transaction (see the module); with
-    ``dry_run``, only count them. ``stop`` is asked between batches (a server shutting down)."""
+    ``dry_run``, only count them. ``stop`` is asked between batches (a server shutting down);
+    ``pause_s``, the pause after a batch that deleted something, so that other writers take the
+    lock (default: :func:`~trailcheck.store.backends.writer_pause_s`)."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    pause = writer_pause_s(engine) if pause_s is None else pause_s
     started_ns = time.time_ns() if now_ns is None else now_ns
     summary = PruneSummary(cutoff_ns=started_ns - retention.older_than_ns, dry_run=dry_run)
     with read_only(engine) as connection:
@@ -135,18 +137,20 @@ def prune_traces(
             held = held_traces(connection, ids, holds, lock=not dry_run)
             going = [trace_id for trace_id in ids if trace_id not in held]
             if dry_run:
-                summary._add(count_owned_rows(connection, going), summary.rows)
+                _add(summary.rows, count_owned_rows(connection, going))
                 deleted.update(going)
             else:
-                summary._add(delete_owned_rows(connection, going), summary.rows)
+                _add(summary.rows, delete_owned_rows(connection, going))
             summary.deleted += len(going)
-            summary._add(_tally(held.values()), summary.kept)
+            _add(summary.kept, _tally(held.values()))
             summary.batches += 1
             if going and not dry_run:
                 summary.deletion_id = _log(connection, summary, retention, started_ns)
         after = batch[-1]
         if len(batch) < batch_size:
             break
+        if going and not dry_run and pause:
+            time.sleep(pause)
     _finish_clusters(engine, summary, retention, started_ns, deleted)
     return summary
 
@@ -168,6 +172,11 @@ def _past_age(
         )
     rows = connection.execute(query.order_by(traces.c.start_key, traces.c.trace_id).limit(limit))
     return [(start, trace_id) for start, trace_id in rows]
+
+
+def _add(into: dict[str, int], counts: dict[str, int]) -> None:
+    for name, count in counts.items():
+        into[name] = into.get(name, 0) + count
 
 
 def _tally(reasons: Iterable[str]) -> dict[str, int]:

@@ -32,6 +32,7 @@ from sqlalchemy import (
 from trailcheck.store.limits import Int32, Int64
 
 __all__ = [
+    "TRACE_ID_INDEXES",
     "cases",
     "cluster_members",
     "clusters",
@@ -503,7 +504,19 @@ deletions = Table(
     # JSON objects: rows deleted per table; traces kept per reason (a prune's).
     Column("rows", Text, nullable=False),
     Column("kept", Text, nullable=False),
-    # JSON list of the stored cases citing a deleted trace: "dataset@version/case_id".
+    # JSON list of the stored cases citing a deleted trace: "version/case_id" (a version
+    # names its dataset: "shop@1a2b3c4d5e6f/c1").
     Column("cited_by", Text, nullable=False),
 )
 Index("ix_deletions_started", deletions.c.started_ns)
+
+# The trace id of every table a trace owns rows of, indexed (by m011) where no key starts with
+# it, so a prune or a deletion finds a batch's rows by index, never by a scan of the table.
+TRACE_ID_INDEXES = (
+    Index("ix_judge_labels_trace_id", judge_labels.c.trace_id),
+    Index("ix_cluster_members_trace_id", cluster_members.c.trace_id),
+    Index("ix_trials_trace_id", trials.c.trace_id),
+    Index("ix_online_jobs_trace_id", online_jobs.c.trace_id),
+    Index("ix_online_scores_trace_id", online_scores.c.trace_id),
+    Index("ix_online_executions_trace_id", online_executions.c.trace_id),
+)

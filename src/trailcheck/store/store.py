@@ -381,9 +381,11 @@ class Store:
         batch_size: int = DEFAULT_PRUNE_BATCH,
         dry_run: bool = False,
         stop: Callable[[], bool] | None = None,
+        pause_s: float | None = None,
     ) -> PruneSummary:
         """Delete the traces past ``retention``'s age that nothing holds, a batch per
-        transaction, and log it; ``dry_run``: count them only."""
+        transaction, and log it; ``dry_run``: count them only
+        (:func:`trailcheck.store.retention.prune_traces`)."""
         return prune_traces(
             self.engine,
             retention,
@@ -391,6 +393,7 @@ class Store:
             batch_size=batch_size,
             dry_run=dry_run,
             stop=stop,
+            pause_s=pause_s,
         )
 
     def erase(self, erasure: Erasure, *, dry_run: bool = False) -> ErasureSummary:
