@@ -64,7 +64,9 @@ def test_prune_keeps_what_files_and_people_hold_and_says_why(
         left = sorted(row.trace_id for row in store.list_traces())
     assert left == ["old-0", "old-1", "old-3", "recent"]
     assert run_cli(["store", "prune", "--older-than", "30d", "--db", db, "--prune-labelled"]) == 0
-    out = capsys.readouterr().out  # no files this time, and the note holds nothing
+    shown = capsys.readouterr()  # no files this time, and the note holds nothing
+    out = shown.out
+    assert "logged as deletion 2 (trailcheck store deletions)" in shown.err
     assert "deleted 3 trace(s) started before" in out
     assert "rows: notes 1, spans 6, traces 3" in out
     assert "kept 0 trace(s) past the age" in out

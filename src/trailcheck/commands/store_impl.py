@@ -121,6 +121,8 @@ def store_prune(request: PruneRequest) -> None:
         return
     for line in prune_words(summary, retention):
         stdout.print(line, markup=False, highlight=False, soft_wrap=True)
+    if summary.deletion_id is not None:
+        stderr.print(f"logged as deletion {summary.deletion_id} (trailcheck store deletions)")
 
 
 # --- delete -------------------------------------------------------------------------------
@@ -204,8 +206,7 @@ def store_delete(request: DeleteRequest) -> None:
     )
     for cited in summary.cited_by:
         stdout.print(
-            f"  cited by case {cited.case_id} of {cited.version}"
-            " (it keeps its copy)",
+            f"  cited by case {cited.case_id} of {cited.version} (it keeps its copy)",
             markup=False,
             soft_wrap=True,
         )
