@@ -92,7 +92,7 @@ PANELS = {
         *("ingest", "detect", "clusters", "promote", "review"),
         *("note", "notes", "label"),
     ],
-    "Serve and UI": ["serve", "ui", "components", "pending", "online"],
+    "Serve and UI": ["serve", "ui", "components", "pending", "store", "online"],
     "Datasets": ["dataset"],
     "Demos and routing": ["demo", "route"],
 }

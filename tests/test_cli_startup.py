@@ -33,6 +33,7 @@ from trailcheck.commands import (
     route,
     run,
     serve,
+    store,
     store_commands,
 )
 
@@ -145,6 +146,7 @@ def test_the_values_the_options_spell_out_are_the_librarys() -> None:
     assert get_args(demo.DemoFramework) == get_args(trailcheck.demo.support.showcase.Framework)
     assert get_args(route.RouteScorer) == get_args(trailcheck.route.retrieval.ScorerName)
     assert get_args(store_commands.Severity) == get_args(trailcheck.trace.Severity)
+    assert store.DEFAULT_USER_KEYS == trailcheck.store.DEFAULT_USER_KEYS
     assert tuple(run.RunSplit) == get_args(Split)
     db_help = get_args(options.DbOption)[1].help
     assert f"${trailcheck.store.DB_ENV}" in db_help

@@ -42,6 +42,7 @@ from trailcheck.commands.schema import schema_app
 from trailcheck.commands.score import score_command
 from trailcheck.commands.serve import serve_command
 from trailcheck.commands.stats import stats_command
+from trailcheck.commands.store import store_app
 from trailcheck.commands.store_commands import (
     ingest_command,
     label_command,
@@ -112,6 +113,7 @@ for name, group, panel in (
     ("schema", schema_app, IMPORT_AND_READ),
     ("judge", judge_app, RUN_AND_GRADE),
     ("pending", pending_app, SERVE_AND_UI),
+    ("store", store_app, SERVE_AND_UI),
     ("online", online_app, SERVE_AND_UI),
     ("dataset", dataset_app, DATASETS),
     ("demo", demo_app, DEMOS_AND_ROUTING),

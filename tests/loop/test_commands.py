@@ -17,7 +17,7 @@ from trailcheck.commands.loop import (
     promote_command,
     review_command,
 )
-from trailcheck.store import Store
+from trailcheck.store import Retention, Store
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import Trace
 
@@ -230,3 +230,24 @@ def test_detect_over_several_processes_finds_and_stores_what_one_does(store_url:
         [n for n in range(450) if n % 3 and n % 7 == 0]
     )
     assert len(stored[0]) == len(found)
+
+
+def test_promotion_and_review_record_the_dataset_so_a_prune_keeps_its_sources(
+    db: str, tmp_path: Path
+) -> None:
+    """A candidate's sources are held from pruning once promoted (the store records the
+    dataset), and released once the case is rejected."""
+    _invoke("detect", "--db", db)
+    _, out = _invoke("clusters", "--db", db, "--json")
+    dataset = tmp_path / "d.yaml"
+    _invoke("promote", json.loads(out)[0]["cluster_id"], "--db", db, "--dataset", str(dataset))
+    case_id = load_dataset(dataset).cases[0].id
+    retention = Retention("1d")  # the builder's traces started in 2023
+    with Store.open(db) as store:
+        kept = store.prune(retention)
+        assert (kept.deleted, kept.kept) == (1, {"cited_by_case": 2})  # t3 went
+    code, _ = _invoke("review", str(dataset), "--reject", case_id, "--db", db)
+    assert code == 0
+    with Store.open(db) as store:
+        assert store.prune(retention).deleted == 2
+        assert store.list_traces() == []

@@ -65,6 +65,7 @@ def test_a_new_database_gets_every_migration_once(store_url: str) -> None:
         columns, indexes = _traces_layout(store.engine)
         assert columns == TRACE_COLUMNS
         assert {"ix_traces_started", "ix_traces_session"} <= indexes
+        assert _trace_id_indexes(store.engine) == {i.name for i in schema.TRACE_ID_INDEXES}
     with Store.open(store_url) as again:
         assert again.migrations_applied == []
 
@@ -154,3 +155,32 @@ def test_m004_keeps_the_spans_held_before_it_in_their_order(store_url: str) -> N
         store.add_pending([PendingSpan("t1", "a", b"again", True, 7)])  # still one copy
         assert [p.span for p in store.pending_payloads("t1")] == [b"t1/a", b"t1/b", b"t1/0"]
         assert [p.span for p in store.pending_payloads("t2")] == [b"t2/c"]
+
+
+def _trace_id_indexes(engine: Engine) -> set[str]:
+    tables = {str(index.table.name) for index in schema.TRACE_ID_INDEXES}  # type: ignore[union-attr]
+    with engine.connect() as connection:
+        found = inspect(connection)
+        return {
+            str(index["name"])
+            for table in sorted(tables)
+            for index in found.get_indexes(table)
+            if index["name"] and index["name"].endswith("_trace_id")
+        }
+
+
+def test_m011_indexes_the_trace_ids_of_a_store_made_before_it(store_url: str) -> None:
+    wanted = {str(index.name) for index in schema.TRACE_ID_INDEXES}
+    engine = create_store_engine(resolve_db_url(store_url))
+    try:
+        assert migrate(engine, MIGRATIONS[:10])[-1] == "m010_span_scores"
+        with engine.begin() as connection:  # as a release before m011 made these tables
+            for index in schema.TRACE_ID_INDEXES:
+                index.drop(connection)
+        assert _trace_id_indexes(engine) == set()
+    finally:
+        engine.dispose()
+    with Store.open(store_url) as store:
+        assert store.migrations_applied == ["m011_deletion_log"]
+        assert _trace_id_indexes(store.engine) == wanted
+        assert "deletions" in inspect(store.engine).get_table_names()

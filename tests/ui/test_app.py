@@ -176,8 +176,11 @@ def test_the_findings_page_charts_labels_and_promotes_a_cluster(
         f"/clusters/{CLUSTER_ID}/promote", data={"csrf": _csrf(page)}, follow_redirects=True
     )
     assert "added to" in promoted.text
-    (case,) = load_dataset(seeded.dataset).cases
+    written = load_dataset(seeded.dataset)
+    (case,) = written.cases
     assert (case.review_status, case.failure_modes) == ("candidate", [LABEL])
+    # Recorded in the store, so a prune keeps the candidate's sources.
+    assert seeded.store.dataset_versions(written.name) == [written.version]
     again = client.post(
         f"/clusters/{CLUSTER_ID}/promote", data={"csrf": _csrf(page)}, follow_redirects=True
     )
@@ -218,8 +221,10 @@ def test_approving_in_the_ui_writes_what_the_review_command_writes(
     assert "approve saved" in approved.text
     assert "linked to cluster" in approved.text
     assert seeded.dataset.read_bytes() == by_command.read_bytes()
-    (case,) = load_dataset(seeded.dataset).cases
+    decided = load_dataset(seeded.dataset)
+    (case,) = decided.cases
     assert (case.review_status, case.reviewed_by) == ("approved", "ana")
+    assert seeded.store.dataset_versions(decided.name)[-1] == decided.version
     assert seeded.store.clusters(LABEL)[0].case_id == case_id
     assert 'data-testid="queue-empty"' in approved.text
 

@@ -232,6 +232,8 @@ def promote_command(request: PromoteRequest) -> None:
     policy_rules = _policies(chosen_rules(request.rules or []), record.label)
     promotion = promote(record, trace, policies=[rule.policy for rule in policy_rules])
     written = add_candidate_to(dataset, promotion.case)
+    with open_store(request.db) as store:
+        store.save_dataset(written)  # its sources are held from pruning (docs/store.md)
     stdout.print(f"candidate {promotion.case.id} added to {dataset} ({written.version})")
     for redaction in promotion.redactions:
         stdout.print(f"  redacted {redaction}", markup=False)
@@ -247,12 +249,18 @@ def _store_url(db: str | None) -> str | None:
     return "" if DEFAULT_DB_PATH.exists() else None
 
 
-def _link_approval(db: str | None, case: Case) -> None:
-    cluster_id = case.metadata.get(CLUSTER_KEY)
+def _record_decision(db: str | None, dataset: Dataset, case: Case) -> None:
+    """Record the decided dataset in the store, when there is one: an approved case's sources
+    are held from pruning, a rejected one's no more (docs/store.md); and link an approved
+    case to its cluster."""
     url = _store_url(db)
-    if not isinstance(cluster_id, str) or url is None:
+    if url is None:
         return
+    cluster_id = case.metadata.get(CLUSTER_KEY)
     with open_store(url or None) as store:
+        store.save_dataset(dataset)
+        if case.review_status != "approved" or not isinstance(cluster_id, str):
+            return
         try:
             store.link_cluster_case(cluster_id, case.id, time.time_ns())
         except UsageError as error:  # the cluster was re-clustered away: the case still stands
@@ -332,9 +340,8 @@ def _review_one(
         if updated is None:
             continue
         _save(path, dataset, updated)
-        if choice == "a":
-            _link_approval(db, case)
         if choice in ("a", "r"):
+            _record_decision(db, updated, find_case(updated, case.id))
             return updated
         dataset, case = updated, find_case(updated, case.id)
 
@@ -351,14 +358,12 @@ def review_command(request: ReviewRequest) -> None:
             raise UsageError("--approve needs --reviewer NAME")
         approved = approve_case(dataset, approve, reviewer=reviewer)
         _save(dataset_path, dataset, approved)
-        _link_approval(db, find_case(approved, approve))
+        _record_decision(db, approved, find_case(approved, approve))
         return
     if reject is not None:
-        _save(
-            dataset_path,
-            dataset,
-            reject_case(dataset, reject, reviewer=reviewer, reason=request.reason),
-        )
+        rejected = reject_case(dataset, reject, reviewer=reviewer, reason=request.reason)
+        _save(dataset_path, dataset, rejected)
+        _record_decision(db, rejected, find_case(rejected, reject))
         return
     name = reviewer or typer.prompt("reviewer name")
     for case_id in [case.id for case in dataset.cases if case.review_status == "candidate"]:

@@ -191,6 +191,16 @@ class ServeRequest(NamedTuple):
             " (0: any).",
         ),
     ] = DEFAULT_BODY_MIN_RATE
+    retention: Annotated[
+        str | None,
+        typer.Option(
+            rich_help_panel="Traces",
+            metavar="AGE",
+            show_default=False,
+            help="Prune the stored traces older than this (`30d`) hourly, keeping what a case,"
+            " run or person holds (`trailcheck store prune`).",
+        ),
+    ] = None
     online: Annotated[
         Path | None,
         typer.Option(

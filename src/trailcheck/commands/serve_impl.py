@@ -14,6 +14,7 @@ from trailcheck.commands.online_impl import WEBHOOK_TIMEOUT_S, judge_runner
 from trailcheck.commands.output import stderr
 from trailcheck.commands.serve import ServeRequest
 from trailcheck.commands.store_commands_impl import open_store
+from trailcheck.commands.store_impl import prune_words
 from trailcheck.errors import UsageError
 from trailcheck.online import load_online_config
 from trailcheck.online.alerting import Notifier
@@ -30,8 +31,9 @@ from trailcheck.serve import (
     trace_service,
 )
 from trailcheck.serve.admission import Admission, UploadLimits
+from trailcheck.serve.retention import RetentionSchedule
 from trailcheck.serve.security import receiver_tokens
-from trailcheck.store import Store
+from trailcheck.store import PruneSummary, Retention, Store, parse_age
 
 
 def _endpoints(host: str, port: int) -> str:
@@ -43,6 +45,8 @@ def serve_command(request: ServeRequest) -> None:
     """The body of :func:`trailcheck.commands.serve.serve_command`."""
     check_bind(request.host, request.token, read_token=request.read_token)
     receiver_tokens(request.token, request.read_token)
+    if request.retention is not None:
+        parse_age(request.retention)  # a bad age is a usage error before anything is opened
     admission = Admission(_upload_limits(request))
     # A bad rules file (or a hash key missing from the environment) stops the command before
     # the store or a socket is opened.
@@ -77,7 +81,7 @@ def serve_command(request: ServeRequest) -> None:
         if redactor is not None:
             rules = ", ".join(redactor.rule_names)
             stderr.print(f"redacting before anything is stored: {rules}", markup=False)
-        with _online_worker(request, store):
+        with _online_worker(request, store), _retention(request, store):
             serve_forever(
                 app, host=request.host, port=request.port, token=request.token, grpc=receiver
             )
@@ -122,6 +126,35 @@ def _auth_line(request: ServeRequest) -> str:
     if request.read_token is None:
         return "bearer token required"
     return "bearer token required (the read-only token reads /metrics only)"
+
+
+@contextmanager
+def _retention(request: ServeRequest, store: Store) -> Iterator[None]:
+    """With ``--retention AGE``, the store pruned on a schedule beside the receiver, in a
+    thread stopped (between two batches) when the server stops."""
+    if request.retention is None:
+        yield
+        return
+    retention = Retention(request.retention)
+
+    def report(summary: PruneSummary) -> None:
+        if summary.deleted:
+            for line in prune_words(summary, retention):
+                stderr.print(f"retention: {line.strip()}", markup=False)
+
+    schedule = RetentionSchedule(store, retention, report=report)
+    stop = threading.Event()
+    thread = threading.Thread(target=schedule.run, args=(stop,), name="retention", daemon=True)
+    thread.start()
+    stderr.print(
+        f"pruning traces older than {request.retention} every {schedule.every_s:g} s",
+        markup=False,
+    )
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _upload_limits(request: ServeRequest) -> UploadLimits:

@@ -35,12 +35,18 @@ __all__ = [
     "insert_or_ignore",
     "read_only",
     "resolve_db_url",
+    "writer_pause_s",
 ]
 
 DB_ENV = "TRAILCHECK_DB"
 DEFAULT_DB_PATH = Path(".trailcheck") / "trailcheck.db"
 BUSY_TIMEOUT_S = 30.0
 BACKENDS = ("sqlite", "postgresql")
+# How long a job of many write transactions in a row (a prune) pauses between two on SQLite:
+# longer than the longest sleep of SQLite's busy handler between two tries for the lock
+# (100 ms), so a writer waiting for the lock takes it in the pause. Without it, a transaction
+# that begins as the last one commits wins the lock each time and the writer starves.
+SQLITE_WRITER_PAUSE_S = 0.11
 # Set on a connection that only reads: on SQLite it begins a deferred transaction, which takes
 # no write lock and so neither waits for writers nor holds them up.
 READING_OPTION = "trailcheck_reading"
@@ -111,6 +117,12 @@ def _sqlite_engine(url: URL) -> Engine:
         connection.exec_driver_sql("BEGIN" if reading else "BEGIN IMMEDIATE")
 
     return engine
+
+
+def writer_pause_s(engine: Engine) -> float:
+    """The pause between two write transactions of a long job (see ``SQLITE_WRITER_PAUSE_S``):
+    none on PostgreSQL, whose writers lock rows, not the database."""
+    return SQLITE_WRITER_PAUSE_S if engine.dialect.name == "sqlite" else 0.0
 
 
 def read_only(engine: Engine) -> Connection:

@@ -10,7 +10,9 @@ migration. ``m001_initial`` therefore creates ``traces`` from its own copy of th
 was then (``_TRACES_V1``), since ``m003_trace_sessions`` adds a column to it, and ``spans`` as
 ``_SPANS_V1``, to which ``m010_span_scores`` adds the span scores' columns; likewise
 ``m002_pending_spans`` creates ``_PENDING_SPANS_V1``, which ``m004_pending_span_order`` rebuilds as
-``_PENDING_SPANS_V2``, to which ``m008_pending_origins_and_conflicts`` adds a column.
+``_PENDING_SPANS_V2``, to which ``m008_pending_origins_and_conflicts`` adds a column. An index
+added later is the one exception: ``m011_deletion_log`` creates the trace id indexes only where
+the earlier migration, creating the table from the schema, has not already.
 """
 
 from __future__ import annotations
@@ -287,6 +289,18 @@ def m010_span_scores(connection: Connection) -> None:
     scored.create(connection)
 
 
+def m011_deletion_log(connection: Connection) -> None:
+    """The log of prunes and deletions on request (``deletions``): what chose the traces, when,
+    and how many rows of each table went, never their content (docs/store.md); and an index on
+    the trace id of each table a trace owns rows of whose keys do not start with it
+    (``schema.TRACE_ID_INDEXES``), so a prune's batch finds its rows by index. Those tables are
+    made by m001 and m009 from the schema, indexes and all: a database created since m011 has
+    them already (``checkfirst``), one created before gets them now."""
+    _create(connection, [schema.deletions])
+    for index in schema.TRACE_ID_INDEXES:
+        index.create(connection, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("m001_initial", m001_initial),
     Migration("m002_pending_spans", m002_pending_spans),
@@ -298,6 +312,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("m008_pending_origins_and_conflicts", m008_pending_origins_and_conflicts),
     Migration("m009_online_scoring", m009_online_scoring),
     Migration("m010_span_scores", m010_span_scores),
+    Migration("m011_deletion_log", m011_deletion_log),
 )
 
 

@@ -32,10 +32,12 @@ from sqlalchemy import (
 from trailcheck.store.limits import Int32, Int64
 
 __all__ = [
+    "TRACE_ID_INDEXES",
     "cases",
     "cluster_members",
     "clusters",
     "dataset_versions",
+    "deletions",
     "findings",
     "judge_labels",
     "metadata",
@@ -476,4 +478,45 @@ online_alerts = Table(
     Column("notice", Text, nullable=False),
     Column("deliveries", Text, nullable=False),
     UniqueConstraint("alert", "version", "window_start_ns", name="uq_online_alert"),
+)
+
+
+# --- retention and deletion on request (added by m011): docs/store.md -------------------------
+
+# One row per prune or deletion that deleted something: what chose the traces (never the id a
+# deletion named, only its digest), when, and how many rows of each table went; a prune's rows
+# also count the traces it kept past their age, per reason. Written in the transaction of each
+# batch it counts, so the log always says what is gone, even of a deletion cut short.
+deletions = Table(
+    "deletions",
+    metadata,
+    Column("id", Serial, primary_key=True, autoincrement=True),
+    # "prune" or "delete".
+    Column("action", String(16), nullable=False),
+    # What chose the traces: "older_than 30d" (with "labelled pruned" when asked), or the kind
+    # of id a deletion named ("session", "user: user.id enduser.id", "trace").
+    Column("selector", Text, nullable=False),
+    # The SHA-256 of the session, user or trace id a deletion named (hex); NULL for a prune.
+    Column("selector_digest", String(64)),
+    Column("started_ns", Int64, nullable=False),
+    Column("updated_ns", Int64, nullable=False),
+    Column("traces", Int64, nullable=False),
+    # JSON objects: rows deleted per table; traces kept per reason (a prune's).
+    Column("rows", Text, nullable=False),
+    Column("kept", Text, nullable=False),
+    # JSON list of the stored cases citing a deleted trace: "version/case_id" (a version
+    # names its dataset: "shop@1a2b3c4d5e6f/c1").
+    Column("cited_by", Text, nullable=False),
+)
+Index("ix_deletions_started", deletions.c.started_ns)
+
+# The trace id of every table a trace owns rows of, indexed (by m011) where no key starts with
+# it, so a prune or a deletion finds a batch's rows by index, never by a scan of the table.
+TRACE_ID_INDEXES = (
+    Index("ix_judge_labels_trace_id", judge_labels.c.trace_id),
+    Index("ix_cluster_members_trace_id", cluster_members.c.trace_id),
+    Index("ix_trials_trace_id", trials.c.trace_id),
+    Index("ix_online_jobs_trace_id", online_jobs.c.trace_id),
+    Index("ix_online_scores_trace_id", online_scores.c.trace_id),
+    Index("ix_online_executions_trace_id", online_executions.c.trace_id),
 )

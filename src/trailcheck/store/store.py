@@ -14,7 +14,7 @@ docstrings; the Store only holds the engine and opens the transactions.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -29,6 +29,7 @@ from trailcheck.errors import InputError
 from trailcheck.store import (
     clusters,
     datasets,
+    deletion_log,
     observations,
     pending,
     pending_origins,
@@ -46,6 +47,8 @@ from trailcheck.store.backends import (
     resolve_db_url,
 )
 from trailcheck.store.clusters import ClusterRecord
+from trailcheck.store.deletion_log import DeletionEntry
+from trailcheck.store.erasure import Erasure, ErasureSummary, erase_traces
 from trailcheck.store.ingest import DEFAULT_BATCH_SIZE, IngestSummary, ingest_traces
 from trailcheck.store.migrations import migrate
 from trailcheck.store.observations import Note, UnknownTraceError
@@ -53,6 +56,7 @@ from trailcheck.store.pending import PendingLogEvent, PendingPayload, PendingSpa
 from trailcheck.store.pending_origins import ORIGIN_GRACE_NS
 from trailcheck.store.quarantine import DroppedTrace, PendingTrace
 from trailcheck.store.reading import DEFAULT_PAGE_SIZE, TraceSummary
+from trailcheck.store.retention import DEFAULT_PRUNE_BATCH, PruneSummary, Retention, prune_traces
 from trailcheck.store.sessions import SessionSummary
 from trailcheck.store.span_conflicts import HeldConflict, SpanConflict
 from trailcheck.store.span_scores import Backfill
@@ -365,3 +369,39 @@ class Store:
         """Traces rejected on completion before m006 (now they are quarantined)."""
         with read_only(self.engine) as connection:
             return pending.read_rejected(connection)
+
+    # Retention and deletion on request (trailcheck.store.retention, trailcheck.store.erasure,
+    # trailcheck.store.deletion_log)
+
+    def prune(
+        self,
+        retention: Retention,
+        *,
+        now_ns: int | None = None,
+        batch_size: int = DEFAULT_PRUNE_BATCH,
+        dry_run: bool = False,
+        stop: Callable[[], bool] | None = None,
+        pause_s: float | None = None,
+    ) -> PruneSummary:
+        """Delete the traces past ``retention``'s age that nothing holds, a batch per
+        transaction, and log it; ``dry_run``: count them only
+        (:func:`trailcheck.store.retention.prune_traces`)."""
+        return prune_traces(
+            self.engine,
+            retention,
+            now_ns=now_ns,
+            batch_size=batch_size,
+            dry_run=dry_run,
+            stop=stop,
+            pause_s=pause_s,
+        )
+
+    def erase(self, erasure: Erasure, *, dry_run: bool = False) -> ErasureSummary:
+        """Delete every trace of a session, user or trace id with all it owns, and log it;
+        ``dry_run``: count them only. The stored cases citing them are reported."""
+        return erase_traces(self.engine, erasure, dry_run=dry_run)
+
+    def deletions(self, *, limit: int | None = None) -> list[DeletionEntry]:
+        """The log of prunes and deletions, newest first."""
+        with read_only(self.engine) as connection:
+            return deletion_log.read_deletions(connection, limit=limit)

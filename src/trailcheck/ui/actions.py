@@ -44,6 +44,7 @@ def promote_cluster(store: Store, cluster_id: str, dataset: DatasetFile) -> str:
     promotion = promote(record, trace, policies=policies)
     with dataset.lock:
         written = add_candidate(dataset.path, promotion.case)
+    store.save_dataset(written)  # its sources are held from pruning, as by trailcheck promote
     redactions = f", {len(promotion.redactions)} redaction(s)" if promotion.redactions else ""
     return f"candidate {promotion.case.id} added to {dataset.path} ({written.version}{redactions})"
 
@@ -73,6 +74,8 @@ class DatasetFile:
             else:
                 raise UsageError(f"no decision {decision!r}: approve, reject or edit")
             dump_dataset(after, self.path)
+        if decision in ("approve", "reject"):
+            store.save_dataset(after)  # as trailcheck review records it
         said = f"{case_id}: {decision} saved to {self.path} ({before.version} -> {after.version})"
         if decision == "approve":
             said += _link_approval(store, after, case_id)
