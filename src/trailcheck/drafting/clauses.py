@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Final
 
 from trailcheck.errors import InputError
+from trailcheck.text_files import read_text_file
 
 __all__ = ["PolicyClause", "load_policy", "parse_policy"]
 
@@ -174,10 +175,4 @@ def parse_policy(text: str, source: str = "policy") -> list[PolicyClause]:
 
 def load_policy(path: Path) -> list[PolicyClause]:
     """The clauses of the Markdown policy file at ``path``."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise InputError(f"{path}: cannot read: {error.strerror or error}") from error
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text: {error.reason}") from None
-    return parse_policy(text, str(path))
+    return parse_policy(read_text_file(path), str(path))

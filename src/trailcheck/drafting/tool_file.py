@@ -25,6 +25,7 @@ from trailcheck.cases.yaml_core import COMPOSING_LOADER
 from trailcheck.components.declarations import contract_of
 from trailcheck.errors import InputError
 from trailcheck.models import ToolDeclaration
+from trailcheck.text_files import read_text_file
 
 __all__ = ["load_tool_declarations", "parse_tool_declarations"]
 
@@ -65,12 +66,7 @@ def parse_tool_declarations(data: Any, source: str = "tools") -> list[ToolDeclar
 
 def load_tool_declarations(path: Path) -> list[ToolDeclaration]:
     """The declarations of the tools file at ``path`` (YAML or JSON)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise InputError(f"{path}: cannot read: {error.strerror or error}") from error
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text: {error.reason}") from None
+    text = read_text_file(path)
     try:
         data = yaml.load(text, Loader=COMPOSING_LOADER)
     except yaml.YAMLError as error:

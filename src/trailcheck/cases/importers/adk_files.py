@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from trailcheck.errors import InputError
+from trailcheck.text_files import read_text_file
 
 
 @dataclass
@@ -58,12 +59,9 @@ def evalset_files(paths: Sequence[Path]) -> list[Path]:
 
 
 def load_json(path: Path) -> Any:
+    text = read_text_file(path)
     try:
-        return json.loads(path.read_bytes().decode("utf-8-sig"))
-    except OSError as error:
-        raise InputError(f"{path}: cannot read the file: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text: {error.reason} at byte {error.start}") from None
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(
             f"{path}: not JSON: {error.msg} at line {error.lineno} column {error.colno}"
