@@ -117,6 +117,14 @@ class DeleteRequest(NamedTuple):
             help="Flag this dataset file's cases that cite a deleted trace, in the file.",
         ),
     ] = None
+    redact: Annotated[
+        str | None,
+        typer.Option(
+            "--redact",
+            metavar="FILE",
+            help="The redaction rules the store was written with: the id is looked for hashed too.",
+        ),
+    ] = None
     dry_run: DryRunOption = False
     db: DbOption = None
     as_json: JsonOption = False

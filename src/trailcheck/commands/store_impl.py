@@ -25,6 +25,7 @@ from trailcheck.commands.store import (
 from trailcheck.commands.store_commands_impl import open_store
 from trailcheck.errors import UsageError
 from trailcheck.loop.case_sources import flag_deleted_sources, kept_sources
+from trailcheck.redaction import load_redactor
 from trailcheck.run import load_report
 from trailcheck.store import (
     DeletionEntry,
@@ -143,10 +144,16 @@ def _erasure(request: DeleteRequest) -> Erasure:
     [(kind, value)] = named
     if request.user_keys and kind != "user":
         raise UsageError("--user-attribute goes with --user")
+    if request.redact is not None and kind == "trace":
+        raise UsageError("--redact goes with --session or --user: a trace id is never hashed")
     keys = tuple(request.user_keys or DEFAULT_USER_KEYS)
+    # A store redacted at intake may hold the id hashed: it is looked for in that form too.
+    forms = load_redactor(request.redact).stored_forms(value) if request.redact else (value,)
     if kind == "session":
-        return Erasure("session", value)
-    return Erasure("user", value, keys) if kind == "user" else Erasure("trace", value)
+        return Erasure("session", value, also_stored_as=forms[1:])
+    if kind == "user":
+        return Erasure("user", value, keys, also_stored_as=forms[1:])
+    return Erasure("trace", value)
 
 
 def _flag_files(

@@ -156,6 +156,17 @@ class Redactor:
         names += [rule.name for rule, _ in self._fields]
         return tuple(names)
 
+    def stored_forms(self, identifier: str) -> tuple[str, ...]:
+        """How an id may have been stored under these rules: as given, and, where a field rule
+        hashes, its keyed hash as text (and, for an id of digits, the hash of the integer it
+        was sent as). What a deletion on request looks for in a store redacted at intake."""
+        if self._hash is None or not any(rule.action == "hash" for rule, _ in self._fields):
+            return (identifier,)
+        forms = [identifier, str(self._hash.of(identifier))]
+        if identifier.isascii() and identifier.isdigit():
+            forms.append(str(self._hash.of(int(identifier))))
+        return tuple(dict.fromkeys(forms))
+
     def text(self, text: str, where: str, found: MutableSequence[Redaction]) -> str:
         """``text`` with what the detectors and patterns find replaced; a :class:`Redaction`
         per replacement in ``found``."""

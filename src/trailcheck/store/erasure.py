@@ -62,6 +62,14 @@ class Erasure:
     kind: ErasureKind
     value: str
     user_keys: tuple[str, ...] = DEFAULT_USER_KEYS
+    also_stored_as: tuple[str, ...] = ()
+    """Other forms the id may be stored in: its keyed hash, when the store was redacted at
+    intake with rules that hash it (:meth:`trailcheck.redaction.Redactor.stored_forms`)."""
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        """The id and every form it may be stored in."""
+        return tuple(dict.fromkeys((self.value, *self.also_stored_as)))
 
     @property
     def selector(self) -> str:
@@ -89,16 +97,18 @@ class ErasureSummary:
 
 
 def matching_traces(engine: Engine, erasure: Erasure) -> list[str]:
-    """The ids of the stored traces ``erasure`` names, in ingestion order (for a trace id: that
-    id, whether or not it is stored, for what the endpoint holds under it)."""
+    """The ids of the stored traces ``erasure`` names, in ingestion order for each form of the
+    id (for a trace id: that id, whether or not it is stored, for what the endpoint holds
+    under it)."""
     if erasure.kind == "trace":
         return [erasure.value]
     traces = schema.traces
     if erasure.kind == "session":
-        query = select(traces.c.trace_id).where(traces.c.session_id == erasure.value)
+        query = select(traces.c.trace_id).where(traces.c.session_id.in_(erasure.forms))
         with read_only(engine) as connection:
             return list(connection.scalars(query.order_by(traces.c.seq)))
-    return list(_user_traces(engine, erasure.value, erasure.user_keys))
+    found = [_user_traces(engine, form, erasure.user_keys) for form in erasure.forms]
+    return list(dict.fromkeys(trace_id for traces_of in found for trace_id in traces_of))
 
 
 def erase_traces(engine: Engine, erasure: Erasure, *, dry_run: bool = False) -> ErasureSummary:
