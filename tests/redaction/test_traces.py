@@ -184,3 +184,27 @@ def test_the_counts_spans_carry_are_added_up_on_the_trace() -> None:
     assert (
         REDACTIONS_KEY not in with_span_counts(trace.model_copy(update={"spans": [odd]})).metadata
     )
+
+
+def test_an_event_name_is_redacted_as_a_span_name_is() -> None:
+    # An event's name is free text: span.add_event(f"charge declined for {email}").
+    named = SpanEvent(name=f"charge declined for {EMAIL}", time_ns=1)
+    plain = SpanEvent(name="retry", time_ns=2)
+    span = _span(**{"gen_ai.tool.name": "refund"})
+    span.events = [named, plain]
+    redacted = redact_span(span, builtin_redactor())
+    assert [event.name for event in redacted.events] == [
+        "charge declined for [REDACTED:email]",
+        "retry",
+    ]
+    assert redacted.events[1] is plain
+    assert redacted.attributes[REDACTIONS_KEY]["email"]["span.events.name"] == 1
+
+    trace = TraceBuilder("t6", input="x").build()
+    stored = trace.spans[0].model_copy(update={"events": [named, plain]})
+    whole = redact_trace(trace.model_copy(update={"spans": [stored]}), builtin_redactor())
+    assert [event.name for event in whole.spans[0].events] == [
+        "charge declined for [REDACTED:email]",
+        "retry",
+    ]
+    assert whole.metadata[REDACTIONS_KEY] == {"email": {"span.events.name": 1}}

@@ -98,6 +98,7 @@ EMPLOYEE = "EMP-424242"
 USER_ID = "planted-user-0042"
 CUSTOMER_ID = "CUST-PLANTED-77"
 SSN = "078-05-1120"
+EVENT_EMAIL = "planted.event@example.org"
 # What must never be in the file: every planted value, in each form it could be written in.
 PLANTED = (
     PEM_BODY,
@@ -117,6 +118,7 @@ PLANTED = (
     USER_ID,
     CUSTOMER_ID,
     SSN,
+    EVENT_EMAIL,
 )
 # Stored as sent: proof that the bytes searched hold the traces' content at all.
 CONTROL = "refund of order A-1001 requested"
@@ -166,6 +168,9 @@ def _llm(trace_id: str) -> Any:
     event.name = "retry"
     event.time_unix_nano = 1600
     event.attributes.extend([_kv("token.seen", JWT)])
+    named = span.events.add()  # an event's name is free text too
+    named.name = f"card declined, tell {EVENT_EMAIL}"
+    named.time_unix_nano = 1700
     return span
 
 
@@ -311,7 +316,8 @@ def _assert_stored_redacted(store: Store) -> None:
     assert llm.llm is not None
     assert llm.llm.input_messages is not None
     assert [m.text for m in llm.llm.input_messages] == ["[REDACTED:private_key]"]
-    bodies = [e.attributes.get("otel.log.body") for e in llm.events if e.name != "retry"]
+    assert "card declined, tell [REDACTED:email]" in [e.name for e in llm.events]
+    bodies = [e.attributes["otel.log.body"] for e in llm.events if "otel.log.body" in e.attributes]
     assert bodies == [{"content": "I'm [REDACTED:email], token [REDACTED:api_key]"}]
     counts = trace.metadata[REDACTIONS_KEY]
     assert counts == {
@@ -324,6 +330,7 @@ def _assert_stored_redacted(store: Store) -> None:
         "email": {
             "log.attributes.otel.log.body": 1,
             "span.attributes.input.value": 1,
+            "span.events.name": 1,
             "span.resource.service.owner": 3,  # on each of the trace's three spans
         },
         "employee_id": {"span.attributes.gen_ai.tool.call.result": 1},

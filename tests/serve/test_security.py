@@ -5,7 +5,10 @@ from __future__ import annotations
 import hmac
 
 import pytest
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+from starlette.routing import Route
 
 from tests.serve.conftest import Clock
 from tests.serve.memory_store import MemoryStore
@@ -210,3 +213,19 @@ def test_the_roles_cover_what_they_should() -> None:
     assert Role.WRITE.covers(Role.READ)
     assert Role.READ.covers(Role.READ)
     assert not Role.READ.covers(Role.WRITE)
+
+
+def test_every_route_of_the_receiver_asks_for_the_token(guarded: TestClient) -> None:
+    # FastAPI adds /docs, /redoc and /openapi.json unless told not to; none of them checked the
+    # token, so anyone who could reach a receiver beyond loopback read its API.
+    app = guarded.app
+    assert isinstance(app, FastAPI)
+    routes = [route for route in app.routes if isinstance(route, APIRoute | Route)]
+    assert {route.path for route in routes} == {"/v1/traces", "/v1/logs", "/metrics"}
+    for route in routes:
+        for method in route.methods or ():
+            refused = guarded.request(method, route.path, headers=PROTOBUF)
+            assert refused.status_code == 401, (method, route.path)
+    for path in ("/docs", "/redoc", "/openapi.json"):
+        assert guarded.get(path).status_code == 404
+    assert guarded.get("/metrics", headers=WRITE_AUTH).status_code == 200

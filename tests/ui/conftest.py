@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.ui.seed import seed_store, write_runs
+from tests.ui.seed import LOOPBACK_URL, seed_store, write_runs
 from trailcheck.store import Store
 from trailcheck.ui import UiSettings, create_ui_app
 
@@ -35,7 +35,9 @@ def seeded(store_url: str, tmp_path: Path) -> Iterator[Seeded]:
 
 @pytest.fixture
 def client(seeded: Seeded) -> Iterator[TestClient]:
-    with TestClient(create_ui_app(seeded.store, seeded.settings)) as test_client:
+    with TestClient(
+        create_ui_app(seeded.store, seeded.settings), base_url=LOOPBACK_URL
+    ) as test_client:
         yield test_client
 
 

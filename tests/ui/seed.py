@@ -86,6 +86,10 @@ TRACES: Final = (
 
 
 # Where the seeded failures began: the refund call, before any identity check.
+# Where the in-process test client says it sends its requests: a tokenless UI answers only
+# requests whose Host names loopback (trailcheck.serve.security.loopback_host_header).
+LOOPBACK_URL = "http://127.0.0.1:8765"
+
 FAILURE_BEGAN = {
     "span_id": "span-002",
     "step": 2,

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from tests.ui.conftest import Seeded
 from tests.ui.markup import Texts
-from tests.ui.seed import CLUSTER_ID, HOSTILE, LABEL, write_candidates
+from tests.ui.seed import CLUSTER_ID, HOSTILE, LABEL, LOOPBACK_URL, write_candidates
 from trailcheck.cases import load_dataset
 from trailcheck.ui import UiSettings, create_ui_app
 
@@ -147,7 +147,7 @@ def test_a_post_without_the_form_secret_is_refused(client: TestClient, seeded: S
 
 def test_with_a_token_every_page_needs_it(seeded: Seeded) -> None:
     settings = UiSettings(token="s3cret", dataset=seeded.dataset, runs_dir=seeded.runs)
-    with TestClient(create_ui_app(seeded.store, settings)) as client:
+    with TestClient(create_ui_app(seeded.store, settings), base_url=LOOPBACK_URL) as client:
         refused = client.get("/traces", follow_redirects=False)
         assert (refused.status_code, refused.headers["location"]) == (303, "/login")
         assert "s3cret" not in client.get("/login").text
@@ -297,7 +297,7 @@ def test_a_decision_made_with_the_review_command_shows_in_the_queue(
 
 def test_a_search_that_reaches_its_window_offers_to_search_older(seeded: Seeded) -> None:
     settings = UiSettings(runs_dir=seeded.runs, page_size=4, search_window=2)
-    with TestClient(create_ui_app(seeded.store, settings)) as client:
+    with TestClient(create_ui_app(seeded.store, settings), base_url=LOOPBACK_URL) as client:
         first = client.get(f"/traces?label={LABEL}").text
         assert 'data-testid="searched-to"' in first
         assert "No trace matches" not in first
@@ -306,3 +306,25 @@ def test_a_search_that_reaches_its_window_offers_to_search_older(seeded: Seeded)
         url = older[1].replace("&amp;", "&")
         assert f"label={LABEL}" in url
         assert _rows(client, url) == ["t-refund-2"]
+
+
+def test_without_a_token_only_requests_to_loopback_are_answered(seeded: Seeded) -> None:
+    # A page elsewhere that rebinds its own name to 127.0.0.1 reaches a tokenless UI as the
+    # same origin; its requests name it in Host, and are refused before any page is made.
+    with TestClient(create_ui_app(seeded.store, seeded.settings)) as client:
+        for host in ("evil.example", "evil.example:8765", "127.0.0.1.evil.example"):
+            refused = client.get("/traces/t-hours-1", headers={"Host": host})
+            assert refused.status_code == 403, host
+            assert "t-hours-1" not in refused.text
+            posted = client.post("/traces/t-hours-1/notes", headers={"Host": host}, data={})
+            assert posted.status_code == 403
+        for host in ("127.0.0.1:8765", "localhost", "[::1]:8765", "127.0.0.2"):
+            page = client.get("/traces/t-hours-1", headers={"Host": host})
+            assert page.status_code == 200, host
+            assert "t-hours-1" in page.text
+    assert seeded.store.notes("t-hours-1") == []
+    # With a token the token decides, whatever the Host (a proxy may name the server).
+    settings = UiSettings(token="s3cret", dataset=seeded.dataset, runs_dir=seeded.runs)
+    with TestClient(create_ui_app(seeded.store, settings)) as client:
+        bearer = {"Authorization": "Bearer s3cret", "Host": "trailcheck.example"}
+        assert client.get("/traces", headers=bearer).status_code == 200

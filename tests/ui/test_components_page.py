@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.ui.markup import Texts
-from tests.ui.seed import moved
+from tests.ui.seed import LOOPBACK_URL, moved
 from trailcheck.online.fields import iso
 from trailcheck.store import Store
 from trailcheck.testing import TraceBuilder
@@ -59,7 +59,7 @@ def components(store_url: str, tmp_path: Path) -> Iterator[Components]:
     with Store.open(store_url) as store:
         store.ingest(traffic())
         settings = UiSettings(dataset=tmp_path / "candidates.yaml", clock=lambda: START + 5 * HOUR)
-        with TestClient(create_ui_app(store, settings)) as client:
+        with TestClient(create_ui_app(store, settings), base_url=LOOPBACK_URL) as client:
             yield Components(client, store)
 
 
@@ -148,6 +148,6 @@ def test_a_bad_query_is_named_and_the_default_shown(components: Components) -> N
 def test_a_store_without_span_scores_says_how_to_get_them(store_url: str, tmp_path: Path) -> None:
     with Store.open(store_url) as store:
         settings = UiSettings(dataset=tmp_path / "candidates.yaml")
-        with TestClient(create_ui_app(store, settings)) as client:
+        with TestClient(create_ui_app(store, settings), base_url=LOOPBACK_URL) as client:
             page = Texts(_get(client, "/components"))
     assert "trailcheck components --backfill" in page.texts["no-components"][0]

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from tests.online.notice_examples import above_notice
 from tests.ui.markup import Texts
-from tests.ui.seed import fire_alert, moved
+from tests.ui.seed import LOOPBACK_URL, fire_alert, moved
 from trailcheck.online import Evaluator, FailingTrace, OnlineConfig
 from trailcheck.online.worker import OnlineWorker
 from trailcheck.store import Store, schema
@@ -88,7 +88,7 @@ def online(store_url: str, tmp_path: Path) -> Iterator[Online]:
         _fire(store, "refunds-failing", 2, notice.model_dump_json().encode())
         _fire(store, "refunds-worse", 1, b"{not json")
         settings = UiSettings(dataset=tmp_path / "candidates.yaml", page_size=4, clock=lambda: now)
-        with TestClient(create_ui_app(store, settings)) as client:
+        with TestClient(create_ui_app(store, settings), base_url=LOOPBACK_URL) as client:
             yield Online(client, store)
 
 
@@ -225,7 +225,7 @@ def test_a_name_with_a_slash_and_an_unknown_evaluator(online: Online) -> None:
 def test_a_store_without_online_scores_says_how_to_get_them(store_url: str, tmp_path: Path) -> None:
     with Store.open(store_url) as store:
         settings = UiSettings(dataset=tmp_path / "candidates.yaml")
-        with TestClient(create_ui_app(store, settings)) as client:
+        with TestClient(create_ui_app(store, settings), base_url=LOOPBACK_URL) as client:
             page = Texts(_get(client, "/online"))
     assert page.texts["no-evaluators"] == [
         "No online evaluator has run on this store (trailcheck online run)."

@@ -3,13 +3,14 @@ is held: the receiver keeps spans as pending rows until their trace is complete,
 the assembled trace would be too late (the raw spans would have reached the database file).
 
 Of a span, everything that can hold content is read: its name, status message, attributes
-(where messages, tool arguments and results travel), its events' and links' attributes, and the
-attributes of its resource and instrumentation scope. Of a GenAI log record, its attributes
-(its body among them, as ``otel.log.body``). Ids, times, kinds and flags are not content and
-stay. What was redacted is counted on the span or record itself, under ``trailcheck.redactions``
-in its attributes (:mod:`trailcheck.redaction.counts`), at places named ``span.<field>`` or
-``log.attributes.<key>``. An attribute of that name that a sender wrote is content like any
-other: it is redacted, and read as counts only where it has their shape.
+(where messages, tool arguments and results travel), its events' names and attributes, its
+links' attributes, and the attributes of its resource and instrumentation scope. Of a GenAI log
+record, its event name and attributes (its body among them, as ``otel.log.body``). Ids, times,
+kinds and flags are not content and stay. What was redacted is counted on the span or record
+itself, under ``trailcheck.redactions`` in its attributes (:mod:`trailcheck.redaction.counts`),
+at places named ``span.<field>``, ``log.name`` or ``log.attributes.<key>``. An attribute of
+that name that a sender wrote is content like any other: it is redacted, and read as counts
+only where it has their shape.
 
 Redaction is deterministic (the same span gives the same bytes, the keyed hash included), so an
 exporter's retry of a redacted span is still recognised as a retry, and a conflicting version
@@ -121,13 +122,15 @@ def redact_log(log: LogEvent, redactor: Redactor) -> LogEvent:
 def redacted_event(
     redactor: Redactor, event: SpanEvent, where: str, found: list[Redaction]
 ) -> SpanEvent:
-    """The event with its attributes redacted (each redaction at ``where.<key>``); the event
-    itself when nothing in it was."""
+    """The event with its name and attributes redacted (each redaction in the attributes at
+    ``where.<key>``, in the name at ``<where's parent>.name``); the event itself when nothing
+    in it was. A name is free text as a span's is (``span.add_event(f"retry for {user}")``)."""
     before = len(found)
+    name = redactor.text(event.name, f"{where.rpartition('.')[0]}.name", found)
     attributes = redactor.entries(event.attributes, where, found)
     if len(found) == before:
         return event
-    return event.model_copy(update={"attributes": attributes})
+    return event.model_copy(update={"name": name, "attributes": attributes})
 
 
 def _link(redactor: Redactor, link: SpanLink, found: list[Redaction]) -> SpanLink:

@@ -2,8 +2,8 @@
 trace ``serve`` redacted span by span, added up on the trace.
 
 Of a trace, everything that can hold content is read: its input and final output, metadata,
-states before and after, and of each span its name, status message, attributes, events'
-attributes, tool call (arguments, result, error) and model call (input and output messages:
+states before and after, and of each span its name, status message, attributes, events' names
+and attributes, tool call (arguments, result, error) and model call (input and output messages:
 their content, tool calls' arguments and participant names). Ids, times, kinds, tool and model
 names, roles and usage figures are not content and stay, so the trace keeps its shape. The
 counts go in ``metadata["trailcheck.redactions"]`` (:mod:`trailcheck.redaction.counts`).

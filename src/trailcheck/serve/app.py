@@ -119,7 +119,14 @@ def create_app(
         redactor=redactor,
     )
     lifespan = _background(intake, sweep_interval_s, admission, watch_interval_s)
-    app = FastAPI(title="trailcheck OTLP/HTTP ingest", lifespan=lifespan)
+    # No /docs, /redoc or /openapi.json: every route here checks the token, and those would not.
+    app = FastAPI(
+        title="trailcheck OTLP/HTTP ingest",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
     app.state.intake = intake
     app.state.admission = admission
 

@@ -14,7 +14,9 @@ The offered token is compared with *every* configured token, each time, by their
 digests with :func:`hmac.compare_digest`: the time taken says nothing of a byte, the length, or
 which token matched. Without any token the server listens only on loopback (``127.0.0.0/8``,
 ``::1``, ``localhost``), where only this machine can reach it, and every request may do
-everything; any other address is refused at startup, before a socket is opened.
+everything; any other address is refused at startup, before a socket is opened. The web UI,
+whose pages a browser reads, also answers only requests whose ``Host`` names loopback then
+(:func:`loopback_host_header`: a page elsewhere rebinding its name to 127.0.0.1 is refused).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "Tokens",
     "check_bind",
     "is_loopback",
+    "loopback_host_header",
     "receiver_tokens",
     "same_secret",
 ]
@@ -131,6 +134,24 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def loopback_host_header(host: str | None) -> bool:
+    """Whether a request's ``Host`` header names this machine's loopback (``localhost``,
+    ``127.0.0.1``, ``[::1]``, a port or not); True when there is none (HTTP/1.0).
+
+    Without a token a server trusts that only this machine reaches it; but a page elsewhere can
+    point its own name at 127.0.0.1 (DNS rebinding) and then read what this server answers as
+    the same origin. Its requests carry its name in ``Host``, so a tokenless server answers only
+    requests that name loopback."""
+    if host is None:
+        return True
+    name = host.strip()
+    if name.startswith("["):
+        name = name[1 : name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:
+        name = name.partition(":")[0]
+    return bool(name) and is_loopback(name)
 
 
 def check_bind(host: str, token: str | None, *, read_token: str | None = None) -> None:

@@ -9,6 +9,7 @@ the browser fetch nothing from elsewhere.
 Each response carries a ``Server-Timing`` header with the time the server spent on it (what
 ``benchmarks/ui_speed.py`` measures). Access (tokens and their roles, the sign-in cookie, the
 form secret) is :mod:`.access`; the guard here applies it to every request before its route:
+without a token, a request whose ``Host`` is not loopback is refused (403: DNS rebinding);
 the sign-in page and the style sheet are open; otherwise a request with no token is sent to
 sign in (401 when it offered a wrong bearer token), and one whose token is read-only may only
 read (GET, HEAD): any other method, on any route, is 403 before the route runs, so an action
@@ -25,7 +26,7 @@ from typing import Final
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import RedirectResponse
 
-from trailcheck.serve.security import Role, Tokens
+from trailcheck.serve.security import Role, Tokens, loopback_host_header
 from trailcheck.store import Store
 from trailcheck.ui.access import TOKEN_COOKIE, Access
 from trailcheck.ui.action_routes import add_action_routes
@@ -84,6 +85,11 @@ def create_ui_app(store: Store, settings: UiSettings | None = None) -> FastAPI:
 def _refusal(access: Access, request: Request) -> Response | None:
     """Why ``request`` may not reach its route, or None when it may, with its role set on
     ``request.state.role`` (what the pages read to show or hide their forms)."""
+    if not access.tokens.required and not loopback_host_header(request.headers.get("host")):
+        # Tokenless, the UI trusts that only this machine reaches it: a page whose name was
+        # rebound to 127.0.0.1 would otherwise read every trace (serve.security).
+        said = "without a token this UI answers only requests to localhost or 127.0.0.1"
+        return html_response(page("Refused", "", failed=said), 403)
     if request.url.path.startswith(_OPEN_PATHS):
         return None
     authorization = request.headers.get("authorization")
