@@ -58,8 +58,19 @@ def test_each_turn_prunes_as_of_the_clock_until_stopped(store: Store) -> None:
     assert [entry.traces for entry in store.deletions()] == [4, 3, 3]
 
 
+@pytest.mark.parametrize(
+    "failure",
+    [
+        OperationalError("DELETE", {}, Exception("the database went away")),
+        ValueError("a stored case no longer reads"),  # not the database's: tried again too
+    ],
+    ids=["database", "other"],
+)
 def test_a_failed_prune_is_logged_and_tried_again(
-    store: Store, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    failure: Exception,
 ) -> None:
     real_prune = store.prune
     calls: list[int] = []
@@ -67,7 +78,7 @@ def test_a_failed_prune_is_logged_and_tried_again(
     def flaky_prune(*args: object, **kwargs: object) -> PruneSummary:
         calls.append(1)
         if len(calls) == 1:
-            raise OperationalError("DELETE", {}, Exception("the database went away"))
+            raise failure
         return real_prune(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(store, "prune", flaky_prune)

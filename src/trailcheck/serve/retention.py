@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from sqlalchemy.exc import SQLAlchemyError
 
 from trailcheck.store import PruneSummary, Retention, Store
 
@@ -67,7 +66,9 @@ class RetentionSchedule:
         while not stop.is_set():
             try:
                 summary = self.prune_once(stop)
-            except SQLAlchemyError:
+            # Any failure (the database, a stored case that no longer reads) is logged with its
+            # stack and tried again next turn: the schedule outlives one bad prune.
+            except Exception:  # noqa: BLE001
                 logger.exception("retention: the prune failed; trying again in %g s", self.every_s)
             else:
                 self._report(summary)
