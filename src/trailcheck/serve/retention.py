@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-
 from trailcheck.store import PruneSummary, Retention, Store
 
 __all__ = ["DEFAULT_RETENTION_EVERY_S", "RetentionSchedule"]
@@ -68,7 +67,7 @@ class RetentionSchedule:
                 summary = self.prune_once(stop)
             # Any failure (the database, a stored case that no longer reads) is logged with its
             # stack and tried again next turn: the schedule outlives one bad prune.
-            except Exception:  # noqa: BLE001
+            except Exception:
                 logger.exception("retention: the prune failed; trying again in %g s", self.every_s)
             else:
                 self._report(summary)
