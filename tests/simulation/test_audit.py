@@ -70,3 +70,30 @@ def test_stopping_before_any_stop_condition_is_ending_early_only_when_the_case_h
     assert checks(transcript, ending="max_turns", held=False) == []
     open_ended = USER.model_copy(update={"stop_when": []})
     assert audit_conversation(open_ended, transcript, "simulator", False) == []
+
+
+TAU_USER = SimulatedUser(
+    instruction=(
+        "Your user id is mia_li_3668. You want to fly from New York to Seattle on May 20 (one"
+        " way). You do not want to fly before 11am est. You want to pay with your 7447 card."
+    ),
+    known_facts={"user_id": "mia_li_3668", "phone": "+1 555 123 4567"},
+)
+
+
+def test_the_goal_told_in_the_users_own_voice_is_not_a_leak_but_read_out_it_is() -> None:
+    # What a model user says on tau-bench: its request, in the first person.
+    honest = said(("user", "Hi, I want to fly from New York to Seattle on May 20, one way."))
+    assert audit_conversation(TAU_USER, honest, "simulator", False) == []
+    read_out = said(("user", "You want to fly from New York to Seattle, they told me."))
+    errors = audit_conversation(TAU_USER, read_out, "simulator", False)
+    assert [(e.check, e.turn) for e in errors] == [("leaked_goal", 1)]
+    # A long stretch of the brief is a leak in any voice.
+    plan = SimulatedUser(
+        instruction="Ask for a refund of 40 EUR first; accept 25 EUR when told the order cost that."
+    )
+    recited = said(
+        ("user", "Ask for a refund of 40 EUR first, accept 25 EUR when told the order cost.")
+    )
+    errors = audit_conversation(plan, recited, "simulator", False)
+    assert [(e.check, e.turn) for e in errors] == [("leaked_goal", 1)]

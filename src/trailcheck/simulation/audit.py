@@ -2,9 +2,12 @@
 
 After a trial, the simulated turns are checked against the user's brief:
 
-- ``leaked_goal``: a turn recites the hidden instruction: :data:`LEAK_WORDS` consecutive words
-  of it (all of it when shorter), case and punctuation aside. A user who reads out the brief
-  hands the agent what it was meant to find out.
+- ``leaked_goal``: a turn recites the hidden instruction, case and punctuation aside:
+  :data:`LEAK_WORDS` consecutive words of it that hold a word of the brief's second person
+  ("you want a refund", read out as written), or twice as many in any voice (all of it when
+  shorter). A user who reads out the brief hands the agent what it was meant to find out; a
+  user who asks for what it wants in its own voice ("I want to fly from New York to Seattle on
+  May 20") does what a tau-bench user does, and is no leak.
 - ``invented_fact``: a turn states an identifier (a token of at least four characters holding a
   digit, or an e-mail address) that is in neither the instruction, the persona, the known facts
   nor anything said before it. The agent cannot be blamed for acting on a fact the user made up.
@@ -51,6 +54,10 @@ LEAK_WORDS: Final = 8
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*[A-Za-z0-9]")
+# The brief speaks to the user in the second person; a user speaking for itself does not.
+_BRIEF_VOICE: Final = frozenset(
+    ["you", "your", "yours", "yourself", "you're", "you'll", "you've", "you'd"]
+)
 
 
 class SimulatorError(BaseModel):
@@ -152,10 +159,20 @@ def _words(text: str) -> list[str]:
 
 
 def _recites(instruction: list[str], said: list[str]) -> bool:
-    size = min(LEAK_WORDS, len(instruction))
+    """Whether ``said`` holds a run of the instruction's words long enough to be its recital:
+    :data:`LEAK_WORDS` with a word of the brief's voice, twice that in any voice."""
+    return _holds_run(instruction, said, LEAK_WORDS, voiced=True) or _holds_run(
+        instruction, said, 2 * LEAK_WORDS, voiced=False
+    )
+
+
+def _holds_run(instruction: list[str], said: list[str], size: int, *, voiced: bool) -> bool:
+    size = min(size, len(instruction))
     if size == 0 or len(said) < size:
         return False
     runs = {tuple(instruction[i : i + size]) for i in range(len(instruction) - size + 1)}
+    if voiced:
+        runs = {run for run in runs if _BRIEF_VOICE.intersection(run)}
     return any(tuple(said[i : i + size]) in runs for i in range(len(said) - size + 1))
 
 
