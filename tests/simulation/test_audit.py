@@ -97,3 +97,18 @@ def test_the_goal_told_in_the_users_own_voice_is_not_a_leak_but_read_out_it_is()
     )
     errors = audit_conversation(plan, recited, "simulator", False)
     assert [(e.check, e.turn) for e in errors] == [("leaked_goal", 1)]
+
+
+def test_a_fact_in_another_written_form_is_not_invented() -> None:
+    honest = said(
+        ("user", "I fly on May 20th, not before 11 am."),
+        ("agent", "Your phone number?"),
+        ("user", "It's (555) 123-4567, or 555-123-4567 if you like."),
+    )
+    assert audit_conversation(TAU_USER, honest, "simulator", False) == []
+    invented = said(("user", "Call me on 555-123-9999 on the 21st."))
+    errors = audit_conversation(TAU_USER, invented, "simulator", False)
+    assert [(e.check, e.detail.split()[0]) for e in errors] == [
+        ("invented_fact", "'555-123-9999'"),
+        ("invented_fact", "'21st'"),
+    ]

@@ -10,7 +10,10 @@ After a trial, the simulated turns are checked against the user's brief:
   May 20") does what a tau-bench user does, and is no leak.
 - ``invented_fact``: a turn states an identifier (a token of at least four characters holding a
   digit, or an e-mail address) that is in neither the instruction, the persona, the known facts
-  nor anything said before it. The agent cannot be blamed for acting on a fact the user made up.
+  nor anything said before it. A number in another written form is the same fact: a phone
+  number with other separators (``(555) 123-4567`` for ``+1 555 123 4567``), a day with its
+  ordinal (``20th`` for ``May 20``), an hour with am or pm. The agent cannot be blamed for
+  acting on a fact the user made up.
 - ``contradiction``: the user gave two different values of the same shape as one of its known
   facts (``A-1042``, then ``A-1043``) that its instruction does not both hold.
 - ``ended_early``: the simulator stopped while none of the case's ``stop_when`` goal conditions
@@ -58,6 +61,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*[A-Za-z0-9]")
 _BRIEF_VOICE: Final = frozenset(
     ["you", "your", "yours", "yourself", "you're", "you'll", "you've", "you'd"]
 )
+# A number written with separators (a phone number), or with an ordinal or a time of day.
+_NUMBER_FORMS = re.compile(r"\+?\(?\d[\d\s().-]*\d")
+_SUFFIXED = re.compile(r"(\d+)(?:st|nd|rd|th|am|pm)", re.IGNORECASE)
 
 
 class SimulatorError(BaseModel):
@@ -120,15 +126,17 @@ def audit_conversation(
                         detail="it recited its hidden instruction",
                     )
                 )
-            for token in _identifiers(turn.text):
-                if token.lower() not in said_before.lower():
-                    errors.append(
-                        SimulatorError(
-                            check="invented_fact",
-                            turn=user_turn,
-                            detail=f"{token!r} is in no fact it was given",
-                        )
-                    )
+            tokens = _identifiers(turn.text)
+            errors += [
+                SimulatorError(
+                    check="invented_fact",
+                    turn=user_turn,
+                    detail=f"{token!r} is in no fact it was given",
+                )
+                for token in tokens
+                if not _said(token, said_before)
+            ]
+            for token in tokens:
                 shape = _shape(token)
                 if shape in shapes:
                     first = stated.setdefault(shape, (token, user_turn))
@@ -174,6 +182,19 @@ def _holds_run(instruction: list[str], said: list[str], size: int, *, voiced: bo
     if voiced:
         runs = {run for run in runs if _BRIEF_VOICE.intersection(run)}
     return any(tuple(said[i : i + size]) in runs for i in range(len(said) - size + 1))
+
+
+def _said(token: str, before: str) -> bool:
+    """Whether ``token`` was said ``before``, as written or as the same number in another
+    form (see the module docstring)."""
+    if token.lower() in before.lower():
+        return True
+    if suffixed := _SUFFIXED.fullmatch(token):
+        return re.search(rf"(?<!\d){suffixed[1]}(?!\d)", before) is not None
+    if not _NUMBER_FORMS.fullmatch(token):
+        return False
+    digits = re.sub(r"\D", "", token)
+    return any(digits in re.sub(r"\D", "", form) for form in _NUMBER_FORMS.findall(before))
 
 
 def _identifiers(text: str) -> list[str]:
