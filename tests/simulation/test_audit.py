@@ -112,3 +112,24 @@ def test_a_fact_in_another_written_form_is_not_invented() -> None:
         ("invented_fact", "'555-123-9999'"),
         ("invented_fact", "'21st'"),
     ]
+
+
+def test_two_facts_of_one_shape_or_an_id_the_agent_said_are_no_contradiction() -> None:
+    two_orders = USER.model_copy(
+        update={"known_facts": {"order_id": "A-1042", "previous_order": "A-0999"}}
+    )
+    both_facts = said(
+        ("user", "Refund for A-1042, please."),
+        ("agent", "Which order?"),
+        ("user", "A-1042, not my earlier A-0999."),
+    )
+    assert audit_conversation(two_orders, both_facts, "stop_when", True) == []
+    quoting_the_agent = said(
+        ("user", "Refund for A-1042, please."),
+        ("agent", "I see orders A-1043 and A-1042; which one?"),
+        ("user", "Not A-1043: it's A-1042."),
+    )
+    assert checks(quoting_the_agent) == []
+    # Changing its own value is still a contradiction.
+    fickle = said(("user", "Order A-1042."), ("agent", "OK."), ("user", "I mean A-1043."))
+    assert ("contradiction", 2) in checks(fickle)

@@ -15,7 +15,9 @@ After a trial, the simulated turns are checked against the user's brief:
   ordinal (``20th`` for ``May 20``), an hour with am or pm. The agent cannot be blamed for
   acting on a fact the user made up.
 - ``contradiction``: the user gave two different values of the same shape as one of its known
-  facts (``A-1042``, then ``A-1043``) that its instruction does not both hold.
+  facts (``A-1042``, then ``A-1043``) that its instruction does not both hold. A turn that
+  names the first value again contrasts the two, it does not change its mind: "not A-1043,
+  it's A-1042" (an id the agent offered) or "A-1042, not my earlier A-0999" contradicts nothing.
 - ``ended_early``: the simulator stopped while none of the case's ``stop_when`` goal conditions
   held (only checked when the case has some: they say what "done" means; a hand-off condition,
   ``goal: false``, ends a conversation without saying what done is).
@@ -138,18 +140,22 @@ def audit_conversation(
             ]
             for token in tokens:
                 shape = _shape(token)
-                if shape in shapes:
-                    first = stated.setdefault(shape, (token, user_turn))
-                    changed = first[0] != token and (first[0], token) not in contradictions
-                    if changed and not _both_in(user.instruction, first[0], token):
-                        contradictions.add((first[0], token))
-                        errors.append(
-                            SimulatorError(
-                                check="contradiction",
-                                turn=user_turn,
-                                detail=f"it said {token!r} after {first[0]!r} (turn {first[1]})",
-                            )
+                if shape not in shapes:
+                    continue
+                first = stated.setdefault(shape, (token, user_turn))
+                # A turn that names its first value again corrects or contrasts ("not A-1043,
+                # it's A-1042"), it does not change its mind.
+                changed = first[0] != token and first[0] not in tokens
+                known = (first[0], token) in contradictions
+                if changed and not known and not _both_in(user.instruction, first[0], token):
+                    contradictions.add((first[0], token))
+                    errors.append(
+                        SimulatorError(
+                            check="contradiction",
+                            turn=user_turn,
+                            detail=f"it said {token!r} after {first[0]!r} (turn {first[1]})",
                         )
+                    )
         said_before += " " + turn.text
     goals = [condition for condition in user.stop_when if condition.goal]
     if ending == "simulator" and goals and not stop_condition_held:
