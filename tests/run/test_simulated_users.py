@@ -291,6 +291,21 @@ def test_replay_generates_fresh_turns_only_after_the_agents_diverge() -> None:
     assert {c.diverged_at for c in report.user_replay.conversations} == {2}
 
 
+def test_a_user_whose_brief_changed_since_the_baseline_is_not_replayed() -> None:
+    baseline = run_refund(CarefulAgent, polite_user()).report
+    # The same case id, another user: the baseline's turns were said from another brief.
+    changed = refund_case(user=refund_user(known_facts={"order_id": "A-1042", "first_amount": 30}))
+    fresh = polite_user()
+    report = run_refund(CarefulAgent, fresh, case=changed, replay_user=baseline).report
+    trial = report.cases[0].trials[0]
+    assert [(t.text, t.replayed) for t in trial.user_turns][:1] == [
+        ("My blender arrived broken. I want a refund of 30 EUR.", False)
+    ]
+    assert fresh.calls  # the simulator played the new brief
+    assert report.user_replay is not None
+    assert report.user_replay.diverged == 2
+
+
 def test_a_case_needs_an_input_or_a_simulated_user() -> None:
     with pytest.raises(ValueError, match="or a simulated user"):
         Case(id="mute")

@@ -182,7 +182,7 @@ class Conversation:
         }
 
     async def _next_turn(self, user: SimulatedUser, simulator: UserSimulator) -> UserTurn:
-        key = transcript_key(self._case.id, self._attempt, self.transcript)
+        key = transcript_key(self._case.id, self._attempt, user, self.transcript)
         replayed = self._replay.get(key) if self._replay is not None else None
         if replayed is not None:
             return replayed
