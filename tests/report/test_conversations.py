@@ -91,6 +91,29 @@ def test_trials_that_said_the_same_are_one_conversation(
     ]
 
 
+def test_a_trial_cut_before_the_simulator_spoke_still_shows_its_fixed_turns(
+    conversation_reports: tuple[RunReport, RunReport],
+) -> None:
+    v1, _ = conversation_reports
+    case = v1.cases[0]
+    # The deadline struck while the agent answered the case's fixed turn: no simulated turn yet.
+    cut = case.trials[0].model_copy(
+        update={
+            "status": "timeout",
+            "user_turns": [],
+            "conversation_ending": None,
+            "transcript": [Turn(role="user", text="Hello, I ordered a book.")],
+        }
+    )
+    report = v1.model_copy(
+        update={"cases": [case.model_copy(update={"trials": [cut]}), *v1.cases[1:]]}
+    )
+    (group,) = [g for g in conversation_groups(report) if g.case_id == case.id]
+    assert [(s.who, s.text) for s in group.said] == [("user", "Hello, I ordered a book.")]
+    assert group.statuses == ("timeout",)
+    assert group.ending.startswith("cut short")
+
+
 def test_the_terminal_shows_who_said_what_the_ending_and_the_simulator_errors(
     conversation_reports: tuple[RunReport, RunReport],
 ) -> None:

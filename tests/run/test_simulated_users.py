@@ -3,6 +3,7 @@ counted as sim_error, and the baseline's turns replayed to a candidate."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -13,7 +14,7 @@ from trailcheck.cases import Case, Dataset, SimulatedUser, StopCondition
 from trailcheck.errors import UsageError
 from trailcheck.judge.simulator_audit import ModelSimulatorReviewer
 from trailcheck.run.agent import TrialContext
-from trailcheck.run.conversation import SIMULATED_USER_NAME, USER_TURN_SPAN
+from trailcheck.run.conversation import SIMULATED_USER_NAME, USER_TURN_SPAN, Conversation
 from trailcheck.run.plan import RunOptions
 from trailcheck.run.runner import RunResult, run
 from trailcheck.simulation import STOP_SIGNAL
@@ -289,6 +290,40 @@ def test_replay_generates_fresh_turns_only_after_the_agents_diverge() -> None:
     assert report.user_replay is not None
     assert report.user_replay.diverged == 2
     assert {c.diverged_at for c in report.user_replay.conversations} == {2}
+
+
+def test_a_user_whose_brief_changed_since_the_baseline_is_not_replayed() -> None:
+    baseline = run_refund(CarefulAgent, polite_user()).report
+    # The same case id, another user: the baseline's turns were said from another brief.
+    changed = refund_case(user=refund_user(known_facts={"order_id": "A-1042", "first_amount": 30}))
+    fresh = polite_user()
+    report = run_refund(CarefulAgent, fresh, case=changed, replay_user=baseline).report
+    trial = report.cases[0].trials[0]
+    assert [(t.text, t.replayed) for t in trial.user_turns][:1] == [
+        ("My blender arrived broken. I want a refund of 30 EUR.", False)
+    ]
+    assert fresh.calls  # the simulator played the new brief
+    assert report.user_replay is not None
+    assert report.user_replay.diverged == 2
+
+
+def test_the_same_answer_holding_a_set_gives_the_same_replay_key() -> None:
+    # A set's order is its hash table's: 1 and 9 share a slot, so the order they were added in
+    # decides the order they are listed in; across processes, string hashes change it too.
+    assert list({1, 9}) != list({9, 1})
+
+    def keys(orders: set[int]) -> list[str]:
+        conversation = Conversation(refund_case(), 1, polite_user(rules=[(r".", "Thanks.")]))
+
+        async def respond(message: str) -> Any:
+            return {"orders": orders}
+
+        asyncio.run(conversation.play(respond, lambda attributes: None))
+        return [turn.key for turn in conversation.simulated_turns]
+
+    first, again = keys({1, 9}), keys({9, 1})
+    assert len(first) == 5  # max_turns: the opening, then "Thanks." after each answer
+    assert first == again
 
 
 def test_a_case_needs_an_input_or_a_simulated_user() -> None:

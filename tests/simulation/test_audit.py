@@ -70,3 +70,66 @@ def test_stopping_before_any_stop_condition_is_ending_early_only_when_the_case_h
     assert checks(transcript, ending="max_turns", held=False) == []
     open_ended = USER.model_copy(update={"stop_when": []})
     assert audit_conversation(open_ended, transcript, "simulator", False) == []
+
+
+TAU_USER = SimulatedUser(
+    instruction=(
+        "Your user id is mia_li_3668. You want to fly from New York to Seattle on May 20 (one"
+        " way). You do not want to fly before 11am est. You want to pay with your 7447 card."
+    ),
+    known_facts={"user_id": "mia_li_3668", "phone": "+1 555 123 4567"},
+)
+
+
+def test_the_goal_told_in_the_users_own_voice_is_not_a_leak_but_read_out_it_is() -> None:
+    # What a model user says on tau-bench: its request, in the first person.
+    honest = said(("user", "Hi, I want to fly from New York to Seattle on May 20, one way."))
+    assert audit_conversation(TAU_USER, honest, "simulator", False) == []
+    read_out = said(("user", "You want to fly from New York to Seattle, they told me."))
+    errors = audit_conversation(TAU_USER, read_out, "simulator", False)
+    assert [(e.check, e.turn) for e in errors] == [("leaked_goal", 1)]
+    # A long stretch of the brief is a leak in any voice.
+    plan = SimulatedUser(
+        instruction="Ask for a refund of 40 EUR first; accept 25 EUR when told the order cost that."
+    )
+    recited = said(
+        ("user", "Ask for a refund of 40 EUR first, accept 25 EUR when told the order cost.")
+    )
+    errors = audit_conversation(plan, recited, "simulator", False)
+    assert [(e.check, e.turn) for e in errors] == [("leaked_goal", 1)]
+
+
+def test_a_fact_in_another_written_form_is_not_invented() -> None:
+    honest = said(
+        ("user", "I fly on May 20th, not before 11 am."),
+        ("agent", "Your phone number?"),
+        ("user", "It's (555) 123-4567, or 555-123-4567 if you like."),
+    )
+    assert audit_conversation(TAU_USER, honest, "simulator", False) == []
+    invented = said(("user", "Call me on 555-123-9999 on the 21st."))
+    errors = audit_conversation(TAU_USER, invented, "simulator", False)
+    assert [(e.check, e.detail.split()[0]) for e in errors] == [
+        ("invented_fact", "'555-123-9999'"),
+        ("invented_fact", "'21st'"),
+    ]
+
+
+def test_two_facts_of_one_shape_or_an_id_the_agent_said_are_no_contradiction() -> None:
+    two_orders = USER.model_copy(
+        update={"known_facts": {"order_id": "A-1042", "previous_order": "A-0999"}}
+    )
+    both_facts = said(
+        ("user", "Refund for A-1042, please."),
+        ("agent", "Which order?"),
+        ("user", "A-1042, not my earlier A-0999."),
+    )
+    assert audit_conversation(two_orders, both_facts, "stop_when", True) == []
+    quoting_the_agent = said(
+        ("user", "Refund for A-1042, please."),
+        ("agent", "I see orders A-1043 and A-1042; which one?"),
+        ("user", "Not A-1043: it's A-1042."),
+    )
+    assert checks(quoting_the_agent) == []
+    # Changing its own value is still a contradiction.
+    fickle = said(("user", "Order A-1042."), ("agent", "OK."), ("user", "I mean A-1043."))
+    assert ("contradiction", 2) in checks(fickle)

@@ -83,6 +83,12 @@ def who_said_what(trial: TrialResult) -> list[Said]:
     return turns
 
 
+def _had_user(trial: TrialResult) -> bool:
+    """Whether ``trial``'s case had a simulated user: a transcript is kept only then, and it is
+    there even when the trial was cut before the simulator first spoke."""
+    return bool(trial.user_turns or trial.transcript)
+
+
 def ending_text(trial: TrialResult) -> str:
     """How the conversation ended, in words."""
     ending = trial.conversation_ending
@@ -114,7 +120,7 @@ def conversation_groups(report: RunReport, *, passed: bool = True) -> list[Conve
     for case in report.cases:
         by_key: dict[tuple[object, ...], list[TrialResult]] = {}
         for trial in sorted(case.trials, key=lambda t: t.attempt):
-            if not trial.user_turns or (not passed and trial.status == "passed"):
+            if not _had_user(trial) or (not passed and trial.status == "passed"):
                 continue
             said = tuple(who_said_what(trial))
             key = (said, ending_text(trial), tuple(trial.simulator_errors))

@@ -66,7 +66,7 @@ def _block(said: Sequence[Said], ending: str, errors: Sequence[SimulatorError]) 
 
 def conversation_block(trial: TrialResult) -> Html | None:
     """``trial``'s conversation (see the module docstring); ``None`` without a simulated user."""
-    if not trial.user_turns:
+    if not (trial.user_turns or trial.transcript):  # a transcript is kept only with a user
         return None
     return _block(who_said_what(trial), ending_text(trial), trial.simulator_errors)
 

@@ -182,7 +182,7 @@ class Conversation:
         }
 
     async def _next_turn(self, user: SimulatedUser, simulator: UserSimulator) -> UserTurn:
-        key = transcript_key(self._case.id, self._attempt, self.transcript)
+        key = transcript_key(self._case.id, self._attempt, user, self.transcript)
         replayed = self._replay.get(key) if self._replay is not None else None
         if replayed is not None:
             return replayed
@@ -209,10 +209,23 @@ class Conversation:
 
 
 def _answer_text(answer: Any) -> str:
-    """What the agent said, as text: its answer when text, else the answer as JSON."""
+    """What the agent said, as text: its answer when text, else the answer as JSON. A set in
+    it is listed sorted: in its own order, the same answer would read differently from one
+    process to the next (string hashes), and the replay keys of two runs would never meet."""
     if answer is None:
         return ""
     if isinstance(answer, str):
         return answer
-    value = to_json_value(answer).value
+    value = to_json_value(_sets_sorted(answer)).value
     return value if isinstance(value, str) else str(value)
+
+
+def _sets_sorted(value: Any) -> Any:
+    """``value`` with each set in it, however deep in dicts, lists and tuples, a sorted list."""
+    if isinstance(value, set | frozenset):
+        return sorted((_sets_sorted(item) for item in value), key=repr)
+    if isinstance(value, dict):
+        return {key: _sets_sorted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_sets_sorted(item) for item in value]
+    return value

@@ -2,14 +2,22 @@
 
 After a trial, the simulated turns are checked against the user's brief:
 
-- ``leaked_goal``: a turn recites the hidden instruction: :data:`LEAK_WORDS` consecutive words
-  of it (all of it when shorter), case and punctuation aside. A user who reads out the brief
-  hands the agent what it was meant to find out.
+- ``leaked_goal``: a turn recites the hidden instruction, case and punctuation aside:
+  :data:`LEAK_WORDS` consecutive words of it that hold a word of the brief's second person
+  ("you want a refund", read out as written), or twice as many in any voice (all of it when
+  shorter). A user who reads out the brief hands the agent what it was meant to find out; a
+  user who asks for what it wants in its own voice ("I want to fly from New York to Seattle on
+  May 20") does what a tau-bench user does, and is no leak.
 - ``invented_fact``: a turn states an identifier (a token of at least four characters holding a
   digit, or an e-mail address) that is in neither the instruction, the persona, the known facts
-  nor anything said before it. The agent cannot be blamed for acting on a fact the user made up.
+  nor anything said before it. A number in another written form is the same fact: a phone
+  number with other separators (``(555) 123-4567`` for ``+1 555 123 4567``), a day with its
+  ordinal (``20th`` for ``May 20``), an hour with am or pm. The agent cannot be blamed for
+  acting on a fact the user made up.
 - ``contradiction``: the user gave two different values of the same shape as one of its known
-  facts (``A-1042``, then ``A-1043``) that its instruction does not both hold.
+  facts (``A-1042``, then ``A-1043``) that its instruction does not both hold. A turn that
+  names the first value again contrasts the two, it does not change its mind: "not A-1043,
+  it's A-1042" (an id the agent offered) or "A-1042, not my earlier A-0999" contradicts nothing.
 - ``ended_early``: the simulator stopped while none of the case's ``stop_when`` goal conditions
   held (only checked when the case has some: they say what "done" means; a hand-off condition,
   ``goal: false``, ends a conversation without saying what done is).
@@ -51,6 +59,13 @@ LEAK_WORDS: Final = 8
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*[A-Za-z0-9]")
+# The brief speaks to the user in the second person; a user speaking for itself does not.
+_BRIEF_VOICE: Final = frozenset(
+    ["you", "your", "yours", "yourself", "you're", "you'll", "you've", "you'd"]
+)
+# A number written with separators (a phone number), or with an ordinal or a time of day.
+_NUMBER_FORMS = re.compile(r"\+?\(?\d[\d\s().-]*\d")
+_SUFFIXED = re.compile(r"(\d+)(?:st|nd|rd|th|am|pm)", re.IGNORECASE)
 
 
 class SimulatorError(BaseModel):
@@ -113,28 +128,34 @@ def audit_conversation(
                         detail="it recited its hidden instruction",
                     )
                 )
-            for token in _identifiers(turn.text):
-                if token.lower() not in said_before.lower():
+            tokens = _identifiers(turn.text)
+            errors += [
+                SimulatorError(
+                    check="invented_fact",
+                    turn=user_turn,
+                    detail=f"{token!r} is in no fact it was given",
+                )
+                for token in tokens
+                if not _said(token, said_before)
+            ]
+            for token in tokens:
+                shape = _shape(token)
+                if shape not in shapes:
+                    continue
+                first = stated.setdefault(shape, (token, user_turn))
+                # A turn that names its first value again corrects or contrasts ("not A-1043,
+                # it's A-1042"), it does not change its mind.
+                changed = first[0] != token and first[0] not in tokens
+                known = (first[0], token) in contradictions
+                if changed and not known and not _both_in(user.instruction, first[0], token):
+                    contradictions.add((first[0], token))
                     errors.append(
                         SimulatorError(
-                            check="invented_fact",
+                            check="contradiction",
                             turn=user_turn,
-                            detail=f"{token!r} is in no fact it was given",
+                            detail=f"it said {token!r} after {first[0]!r} (turn {first[1]})",
                         )
                     )
-                shape = _shape(token)
-                if shape in shapes:
-                    first = stated.setdefault(shape, (token, user_turn))
-                    changed = first[0] != token and (first[0], token) not in contradictions
-                    if changed and not _both_in(user.instruction, first[0], token):
-                        contradictions.add((first[0], token))
-                        errors.append(
-                            SimulatorError(
-                                check="contradiction",
-                                turn=user_turn,
-                                detail=f"it said {token!r} after {first[0]!r} (turn {first[1]})",
-                            )
-                        )
         said_before += " " + turn.text
     goals = [condition for condition in user.stop_when if condition.goal]
     if ending == "simulator" and goals and not stop_condition_held:
@@ -152,11 +173,34 @@ def _words(text: str) -> list[str]:
 
 
 def _recites(instruction: list[str], said: list[str]) -> bool:
-    size = min(LEAK_WORDS, len(instruction))
+    """Whether ``said`` holds a run of the instruction's words long enough to be its recital:
+    :data:`LEAK_WORDS` with a word of the brief's voice, twice that in any voice."""
+    return _holds_run(instruction, said, LEAK_WORDS, voiced=True) or _holds_run(
+        instruction, said, 2 * LEAK_WORDS, voiced=False
+    )
+
+
+def _holds_run(instruction: list[str], said: list[str], size: int, *, voiced: bool) -> bool:
+    size = min(size, len(instruction))
     if size == 0 or len(said) < size:
         return False
     runs = {tuple(instruction[i : i + size]) for i in range(len(instruction) - size + 1)}
+    if voiced:
+        runs = {run for run in runs if _BRIEF_VOICE.intersection(run)}
     return any(tuple(said[i : i + size]) in runs for i in range(len(said) - size + 1))
+
+
+def _said(token: str, before: str) -> bool:
+    """Whether ``token`` was said ``before``, as written or as the same number in another
+    form (see the module docstring)."""
+    if token.lower() in before.lower():
+        return True
+    if suffixed := _SUFFIXED.fullmatch(token):
+        return re.search(rf"(?<!\d){suffixed[1]}(?!\d)", before) is not None
+    if not _NUMBER_FORMS.fullmatch(token):
+        return False
+    digits = re.sub(r"\D", "", token)
+    return any(digits in re.sub(r"\D", "", form) for form in _NUMBER_FORMS.findall(before))
 
 
 def _identifiers(text: str) -> list[str]:
