@@ -157,7 +157,7 @@ def test_required_outputs_become_a_contains_check(external: Path) -> None:
     case = _by_id(_import(external, "retail"), "retail_tasks_test-2")
     assert case.scorers is not None
     [response] = [spec for spec in case.scorers if spec.name == "response"]
-    assert response.settings == {"all_of": ["10"]}
+    assert response.settings == {"all_of": ["10"], "scope": "every_answer"}
     assert case.metadata["outputs"] == ["10"]
 
 

@@ -144,3 +144,39 @@ def test_spec_round_trips() -> None:
     scorer = ResponseScorer(reference="contains", any_of=("a", "b"), regex=("x+",))
     settings = scorer.to_spec().settings
     assert TypeAdapter(ResponseScorer).validate_json(orjson.dumps(settings), strict=True) == scorer
+
+
+def test_every_answer_scope_finds_an_output_said_before_the_final_answer() -> None:
+    trace = (
+        TraceBuilder()
+        .llm(output="Your reservation code is QX7B2L.")
+        .llm(output="Anything else? Have a good flight!")
+        .output("Have a good flight!")
+        .build()
+    )
+    case = Case(id="c", input="Book it")
+    final_only = ResponseScorer(all_of=("QX7B2L",))
+    every = ResponseScorer(all_of=("QX7B2L",), scope="every_answer")
+    missed = final_only.score(trace, case)
+    found = every.score(trace, case)
+    assert missed is not None
+    assert not missed.passed
+    assert found is not None
+    assert found.passed
+    # The reference is the final answer's to meet, whatever the scope.
+    referenced = Case(id="r", input="Book it", reference_response="Your reservation code is QX7B2L")
+    checked = every.score(trace, referenced)
+    assert checked is not None
+    assert not checked.passed
+    assert "equals reference" in checked.reason
+
+
+def test_every_answer_scope_also_forbids_what_any_answer_said() -> None:
+    trace = TraceBuilder().llm(output="Your card 4111 is on file.").output("Done.").build()
+    scorer = ResponseScorer(must_not_contain=("4111",), scope="every_answer")
+    scored = scorer.score(trace, Case(id="c", input="Pay"))
+    assert scored is not None
+    assert not scored.passed
+    final_only = ResponseScorer(must_not_contain=("4111",)).score(trace, Case(id="c", input="Pay"))
+    assert final_only is not None
+    assert final_only.passed  # the final answer alone does not say it

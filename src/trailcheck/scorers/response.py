@@ -9,7 +9,12 @@ The settings choose the checks; each is one unit of the value (passed checks / c
 - ``any_of``: at least one of the keywords must appear (one check);
 - ``regex``: each pattern must match somewhere in the answer, as written (one check per
   pattern; flags go in the pattern, ``(?i)``);
-- ``must_not_contain``: each phrase must not appear (one check per phrase).
+- ``must_not_contain``: each phrase must not appear (one check per phrase);
+- ``scope``: where the keyword, regex and must-not-contain checks look: ``final_answer`` (the
+  default), or ``every_answer``: every answer the agent gave in the trace (the text of each
+  assistant message a model call returned, and the final answer), as tau-bench looks for a
+  task's outputs in every agent message of a conversation. The reference is always checked
+  against the final answer.
 
 Normalised text has accents and runs of whitespace folded, and case too unless
 ``case_sensitive``; equality also ignores surrounding punctuation (``Refunded.`` = ``refunded``).
@@ -34,6 +39,7 @@ from trailcheck.scorers.score import Score, ratio
 from trailcheck.trace import Trace
 
 ReferenceCheck = Literal["equals", "contains", "ignore"]
+Scope = Literal["final_answer", "every_answer"]
 _SURROUNDING_PUNCTUATION = " \t\n.!?,;:'\"“”‘’()"
 _SHOWN_LIMIT = 80
 
@@ -66,6 +72,7 @@ class ResponseScorer:
     must_not_contain: tuple[str, ...] = ()
     case_sensitive: bool = False
     threshold: float = 1.0
+    scope: Scope = "final_answer"
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.threshold <= 1.0:
@@ -113,9 +120,26 @@ class ResponseScorer:
             )
         ]
 
-    def checks(self, reference: str | None, answer: str) -> list[_Check]:
-        """Every check the settings and the case's reference ask for, in a fixed order."""
+    def answers(self, trace: Trace) -> str:
+        """The text the keyword checks read (see ``scope``): the final answer, or every answer
+        the agent gave, once each, in the order given, a line apart."""
+        if self.scope == "final_answer":
+            return trace.final_text
+        said = [
+            message.text
+            for span in trace.spans
+            if span.llm is not None
+            for message in span.llm.output_messages or ()
+            if message.role == "assistant"
+        ]
+        said.append(trace.final_text)
+        return "\n".join(dict.fromkeys(text for text in said if text.strip()))
+
+    def checks(self, reference: str | None, answer: str, said: str | None = None) -> list[_Check]:
+        """Every check the settings and the case's reference ask for, in a fixed order: the
+        reference against ``answer``, the others against ``said`` (default: ``answer``)."""
         checks = self._reference_check(reference, answer)
+        answer = answer if said is None else said
         checks += [
             _Check(self.found(word, answer), f"all_of: missing {_quoted(word)}")
             for word in self.all_of
@@ -139,7 +163,7 @@ class ResponseScorer:
 
     def score(self, trace: Trace, case: Case) -> Score | None:
         answer = trace.final_text
-        checks = self.checks(case.reference_response, answer)
+        checks = self.checks(case.reference_response, answer, self.answers(trace))
         if not checks:
             return None
         if not answer.strip():

@@ -17,8 +17,10 @@ produce, and every required output appears in the agent's messages. So each case
   tau-bench compares states, not sequences. Reads are never required: the trajectory scorer
   ignores every read tool, so a task without writes expects that *no write* is made (the state
   left unchanged), reads allowed. Errored calls are skipped (a failed write changes nothing);
-- the required ``outputs``, by a ``response`` scorer with ``all_of``. The difference: trailcheck
-  looks in the final answer, whole words; tau-bench in every agent message, with commas removed.
+- the required ``outputs``, by a ``response`` scorer with ``all_of`` over every answer the agent
+  gave (``scope: every_answer``: each assistant message a model call returned, and the final
+  answer), as tau-bench looks in every agent message. The difference: trailcheck matches whole
+  words; tau-bench removes commas first.
 
 What cannot be carried over: ``any_order`` does not fail an extra write, which changes the
 tau-bench state; the ``replay_state`` scorer would, but it needs an environment, which a task
@@ -360,10 +362,13 @@ def _case(
         if invocations:
             scorers.append({"name": "arguments", "errored_calls": "skip"})
     if task.outputs:
-        scorers.append({"name": "response", "all_of": task.outputs})
+        scorers.append({"name": "response", "all_of": task.outputs, "scope": "every_answer"})
     notes = None
     if task.outputs:
-        notes = "outputs are looked for in the final answer; tau-bench reads every agent message"
+        notes = (
+            "outputs are looked for in every answer the trace records (each model call's"
+            " assistant message, and the final answer), as whole words; tau-bench removes commas"
+        )
     return Case(
         id=task.id,
         input=speakers[0],
