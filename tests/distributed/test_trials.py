@@ -133,9 +133,12 @@ def _free_cpus() -> float:
 
 def _every_cpu_free_again() -> None:
     """Wait for the CPUs of cancelled trials' tasks (their workers were ended; a killed worker
-    is reaped in seconds, more on a loaded machine), and leave Ray as the next test expects."""
-    wait_until(lambda: _free_cpus() >= 2, "the cancelled trials' CPUs to be free again")
-    assert _free_cpus() == 2
+    is reaped in seconds, more on a loaded machine), and leave Ray as the next test expects.
+
+    The wait is for exactly every CPU free, not for "at least", then a second look: Ray's
+    resource view moves as workers are reaped and leases returned, and a look after the wait
+    once saw 1.5 of 2 (a lease still settling), so only the event itself decides."""
+    wait_until(lambda: _free_cpus() == 2, "every CPU to be free again after the cancelled trials")
 
 
 def test_cancelling_the_run_cancels_its_ray_tasks_and_reports_the_finished_trials() -> None:
