@@ -32,7 +32,7 @@ from trailcheck.distributed.ray_import import ray
 from trailcheck.errors import UsageError
 from trailcheck.run.plan import TrialPlan
 from trailcheck.run.results import TrialError, TrialResult
-from trailcheck.run.runner import run_trial
+from trailcheck.run.trial import run_trial
 from trailcheck.scorers import case_scorers
 from trailcheck.trace.jsonl import dump_trace
 
