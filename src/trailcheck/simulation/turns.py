@@ -9,14 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from trailcheck.trace import Usage
 
-__all__ = ["CONVERSATION_ENDINGS", "ConversationEnding", "Turn", "UserTurn"]
+__all__ = ["ConversationEnding", "Turn", "UserTurn"]
 
 ConversationEnding = Literal["simulator", "stop_when", "max_turns"]
 """Why a simulated conversation ended: the simulator said it was done, a ``stop_when``
 condition held after an agent turn, or the user had spoken ``max_turns`` times. A conversation
 cut by the trial's deadline or a crash has no ending."""
-
-CONVERSATION_ENDINGS: tuple[ConversationEnding, ...] = ("simulator", "stop_when", "max_turns")
 
 
 class Turn(BaseModel):
