@@ -189,3 +189,53 @@ def test_deferred_rich_modules_render_as_rich_renders_them() -> None:
     assert "print" in deferred
     assert "ValueError" in deferred
     assert deferred == rendered("plain")
+
+
+# Every help page, in colour at the width given, with typer's help module imported by the CLI
+# ("fast": plain sentences skip markdown-it) or imported first as typer imports it ("markdown":
+# rich.markdown renders every help text). Prints the pages, then whether markdown-it was needed
+# for the top-level help alone.
+EVERY_PAGE = """
+import contextlib, io, os, sys
+os.environ["COLUMNS"] = sys.argv[2]
+os.environ["FORCE_COLOR"] = "1"
+if sys.argv[1] == "markdown":
+    import typer.rich_utils
+import typer.main
+from trailcheck.cli import app, run_cli
+
+def paths(command, path):
+    yield path
+    for name, sub in sorted(getattr(command, "commands", {}).items()):
+        yield from paths(sub, [*path, name])
+
+shown = io.StringIO()
+with contextlib.redirect_stdout(shown):
+    assert run_cli(["--help"]) == 0
+    top_needed_markdown = "markdown_it" in sys.modules
+    for path in paths(typer.main.get_command(app), []):
+        assert run_cli([*path, "--help"]) == 0, path
+print(top_needed_markdown)
+sys.stdout.write(shown.getvalue())
+"""
+
+
+@pytest.mark.parametrize("width", ["60", "80", "120"])
+def test_help_renders_plain_sentences_as_markdown_renders_them(width: str) -> None:
+    def pages(how: str) -> tuple[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-c", EVERY_PAGE, how, width],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=GUARD_S,  # a guard against a hang only
+        )
+        needed, _, shown = done.stdout.partition("\n")
+        return needed, shown
+
+    fast_needed, fast = pages("fast")
+    markdown_needed, by_markdown = pages("markdown")
+    assert (fast_needed, markdown_needed) == ("False", "True")
+    assert "\x1b[1mtrailcheck serve" in fast  # in colour: styles are compared too
+    assert fast.count("Usage:") > 50  # every page
+    assert fast == by_markdown

@@ -17,6 +17,7 @@ from trailcheck.json_text import (
     embedded_field,
     loads_json,
     may_break_a_value_rule,
+    may_hold_a_long_integer,
 )
 
 
@@ -169,3 +170,18 @@ def test_the_quick_value_rule_check_counts_arrays_and_objects(depth: int) -> Non
     for level in range(depth):
         inner = b"[" + inner + b"]" if level % 2 else b'{"k": ' + inner + b"}"
     assert may_break_a_value_rule(b'{"a": ' + inner + b"}") == (depth + 1 > MAX_DEPTH)
+
+
+@pytest.mark.parametrize(
+    ("text", "flagged"),
+    [
+        (b"18446744073709551616", True),  # 20 digits, ended by the end of the text
+        (b"-9223372036854775809", True),  # 19 after a minus, ended by the end of the text
+        (b"[1844674407370955161]", False),  # 19 digits: within 64 bits
+        (b'["18446744073709551616"]', False),  # digits in a string are text
+        (b"[12345678901234567890.5]", False),  # a float, not an integer
+        (b'{"id": "a-1234567890123456789 "}', True),  # a minus in a word: a false alarm only
+    ],
+)
+def test_the_quick_long_integer_check_reads_number_tokens(text: bytes, flagged: bool) -> None:
+    assert may_hold_a_long_integer(text) is flagged

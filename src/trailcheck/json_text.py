@@ -19,7 +19,7 @@ an attribute) goes through :func:`loads_json`, which holds it to four rules:
   Python do) would drop the other without a word. OTLP attribute lists already refuse it.
 
 The cost on the path every record takes is one orjson decode and encode, one ``bytes.translate``
-with two substring searches and a byte count (:func:`may_break_a_value_rule`), and two byte
+with one substring search and a byte count (:func:`may_break_a_value_rule`), and two byte
 counts: the text's colons outside strings are its keys, so a decoded value with fewer keys than
 that (its encoding has fewer colons than the text) lost one. Only then is the text read again to
 find which (:func:`_repeated_keys`).
@@ -56,13 +56,15 @@ INT_MAX: Final = 2**64 - 1
 
 def _number_shape_table() -> bytes:
     """Where an integer beyond 64 bits could be: a number token of 20 digits (2^64 has 20), or
-    19 after a minus. Found in the text's *shape*: every digit written as 0, every byte that can
-    end a number as "z" (not a quote: a run of digits in a string is text), both brackets as "{"
-    (so one count tells how many arrays and objects the text opens) and every other byte as
-    "a", by substring searches for the last digits of such a number and its end (a regular
-    expression scans digits a hundred times slower). The searched bytes are rare in a shape of
-    "a"s, so a search skips most of it; searched for by its start (a separator, then digits),
-    such a number would stop the search at every key and every timestamp."""
+    19 after a minus. Found in the text's *shape*: every digit and the minus written as 0 (so
+    both kinds of token end in twenty 0s), every byte that can end a number as "z" (not a quote:
+    a run of digits in a string is text), both brackets as "{" (so one count tells how many
+    arrays and objects the text opens) and every other byte as "a", by one substring search for
+    the last twenty characters of such a number and its end (a regular expression scans digits a
+    hundred times slower). The searched bytes are rare in a shape of "a"s, so the search skips
+    most of it; searched for by its start (a separator, then digits), such a number would stop
+    the search at every key and every timestamp. A minus inside a word before 19 digits, or
+    before 20 with one more digit in front, is a false alarm: the text is then read in full."""
     table = bytearray(b"a" * 256)
     for byte in b"0123456789":
         table[byte] = ord("0")
@@ -70,12 +72,12 @@ def _number_shape_table() -> bytes:
         table[byte] = ord("z")
     for byte in b"[{":
         table[byte] = ord("{")
-    table[ord("-")] = ord("-")
+    table[ord("-")] = ord("0")
     return bytes(table)
 
 
 _NUMBER_SHAPE: Final = _number_shape_table()
-_LONG_INTEGERS: Final = (b"0" * 20 + b"z", b"-" + b"0" * 19 + b"z")
+_LONG_INTEGER: Final = b"0" * 20 + b"z"
 _exact_decoder: Final = msgspec.json.Decoder()
 
 
@@ -125,12 +127,12 @@ def may_break_a_value_rule(data: bytes) -> bool:
 
 
 def _shape(data: bytes) -> bytes:
-    # The end of the text ends a number too.
-    return (data + b" ").translate(_NUMBER_SHAPE)
+    return data.translate(_NUMBER_SHAPE)
 
 
 def _long_integer_shaped(shape: bytes) -> bool:
-    return _LONG_INTEGERS[0] in shape or _LONG_INTEGERS[1] in shape
+    # The end of the text ends a number too.
+    return _LONG_INTEGER in shape or shape.endswith(_LONG_INTEGER[:-1])
 
 
 def check_json(text: bytes | str, value: Any) -> None:
