@@ -31,7 +31,7 @@ from trailcheck.bulk.importing import imported_lines
 from trailcheck.importing.importer import ImportSummary
 from trailcheck.importing.trailcheck_jsonl import parse_trace_line, read_trailcheck_jsonl
 from trailcheck.trace import ModelInvocation, Span, Status, ToolInvocation, Trace, Usage
-from trailcheck.trace.jsonl import dump_trace
+from trailcheck.trace.jsonl import dump_trace, write_lines
 
 TOOLS = ("lookup_order", "verify_identity", "check_refund_policy", "issue_refund", "search_orders")
 
@@ -147,8 +147,7 @@ def _command(path: Path, expected: int, workers: int) -> Callable[[], None]:
     def run() -> None:
         summary = ImportSummary()
         with open(os.devnull, "wb") as out:
-            for line in imported_lines([path], summary, workers=workers):
-                out.write(line + b"\n")
+            write_lines(imported_lines([path], summary, workers=workers), out)
         assert summary.imported == expected
 
     return run

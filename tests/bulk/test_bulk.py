@@ -15,7 +15,12 @@ pytestmark = pytest.mark.live
 
 
 def _lines_of(path: Path, chunk_bytes: int) -> list[tuple[int, bytes]]:
-    return [pair for chunk in line_chunks(path, chunk_bytes) for pair in chunk_lines(chunk)]
+    """Each line with its number in the file: a chunk's numbers after the lines before it."""
+    numbered: list[tuple[int, bytes]] = []
+    for chunk in line_chunks(path, chunk_bytes):
+        assert chunk.starts_file == (not numbered)
+        numbered += [(len(numbered) + number, line) for number, line in chunk_lines(chunk)]
+    return numbered
 
 
 @settings(max_examples=60, deadline=None)

@@ -14,6 +14,8 @@ from trailcheck.serve import create_app
 START_NS = 1_700_000_000_000_000_000
 IDLE_TIMEOUT_S = 30.0
 SECOND_NS = 1_000_000_000
+# Where a test client sends: a tokenless receiver answers only requests that name loopback.
+RECEIVER_URL = "http://127.0.0.1:4318"
 
 
 @dataclass
@@ -49,5 +51,5 @@ def client(store: MemoryStore, clock: Clock) -> Iterator[TestClient]:
         clock=clock,
         max_body_bytes=64 * 1024,
     )
-    with TestClient(app) as test_client:
+    with TestClient(app, base_url=RECEIVER_URL) as test_client:
         yield test_client

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
-from tests.serve.conftest import IDLE_TIMEOUT_S, SECOND_NS, Clock
+from tests.serve.conftest import IDLE_TIMEOUT_S, RECEIVER_URL, SECOND_NS, Clock
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import (
     LLM,
@@ -69,7 +69,7 @@ def test_json_export_gives_the_same_trace_as_protobuf(store: MemoryStore, clock:
     for body, headers in ((protobuf_body, PROTOBUF), (json_body, JSON)):
         memory = MemoryStore()
         app = create_app(memory, sweep_interval_s=None, clock=clock)
-        with TestClient(app) as client:
+        with TestClient(app, base_url=RECEIVER_URL) as client:
             response = client.post(
                 "/v1/traces", content=body(agent_span(), tool_span()), headers=headers
             )
@@ -383,7 +383,7 @@ def test_a_failing_store_never_gets_a_200_but_a_retryable_503(
 ) -> None:
     store.fail_writes = True
     app = create_app(store, sweep_interval_s=None, clock=clock)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=RECEIVER_URL) as client:
         response = client.post("/v1/traces", content=protobuf_body(agent_span()), headers=PROTOBUF)
         assert response.status_code == 503
         assert response.headers["retry-after"] == "1"

@@ -19,6 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceS
 from typer.testing import CliRunner
 
 from tests.online.test_worker import scores, traffic
+from tests.serve.conftest import RECEIVER_URL
 from tests.serve.otlp_bodies import TOOL, TRACE_A, protobuf_body, tool_span
 from tests.waiting import GUARD_S, wait_until
 from trailcheck.commands import serve_impl as serve_module
@@ -187,7 +188,7 @@ def test_the_read_only_token_reaches_the_app_and_the_grpc_receiver(
     result = CliRunner().invoke(_cli(), ["serve", "--db", db, "--token", "t0k"])
     assert result.exit_code == 0, result.output
     assert receivers[0]["read_token"] == "l00k-from-env"
-    with TestClient(served[0]["app"]) as client:
+    with TestClient(served[0]["app"], base_url=RECEIVER_URL) as client:
         metrics = client.get("/metrics", headers={"Authorization": "Bearer l00k-from-env"})
     assert metrics.status_code == 200
     assert "the read-only token reads /metrics only" in result.output

@@ -17,7 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
-from tests.serve.conftest import Clock
+from tests.serve.conftest import RECEIVER_URL, Clock
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import (
     LLM,
@@ -171,7 +171,7 @@ def test_grpc_reports_a_conflict_in_partial_success_and_takes_a_retry(
 
 def test_metrics_need_the_token_when_there_is_one(store: MemoryStore, clock: Clock) -> None:
     app = create_app(store, token="s3cret", sweep_interval_s=None, clock=clock)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=RECEIVER_URL) as client:
         assert client.get("/metrics").status_code == 401
         response = client.get("/metrics", headers={"Authorization": "Bearer s3cret"})
     assert response.status_code == 200

@@ -22,7 +22,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from tests.serve.conftest import IDLE_TIMEOUT_S, SECOND_NS, Clock
+from tests.serve.conftest import IDLE_TIMEOUT_S, RECEIVER_URL, SECOND_NS, Clock
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import (
     LLM,
@@ -212,7 +212,9 @@ def test_a_bad_span_is_invalid_argument_with_the_http_message_and_stores_nothing
     )
     assert store.add_calls == 0
     # Word for word what POST /v1/traces answers, but for the source it names.
-    with TestClient(create_app(MemoryStore(), sweep_interval_s=None, clock=clock)) as client:
+    with TestClient(
+        create_app(MemoryStore(), sweep_interval_s=None, clock=clock), base_url=RECEIVER_URL
+    ) as client:
         body = protobuf_body(agent_span(), _nan_attribute_span())
         response = client.post(
             "/v1/traces", content=body, headers={"Content-Type": "application/x-protobuf"}

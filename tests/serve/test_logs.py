@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 
-from tests.serve.conftest import IDLE_TIMEOUT_S, Clock
+from tests.serve.conftest import IDLE_TIMEOUT_S, RECEIVER_URL, Clock
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import (
     LLM,
@@ -48,7 +48,7 @@ def client(store: MemoryStore, clock: Clock) -> Iterator[TestClient]:
         clock=clock,
         max_body_bytes=64 * 1024,
     )
-    with TestClient(app) as test_client:
+    with TestClient(app, base_url=RECEIVER_URL) as test_client:
         yield test_client
 
 
@@ -169,7 +169,7 @@ def test_json_and_gzip_log_exports_give_the_same_trace_as_protobuf(clock: Clock)
     for body, headers in variants:
         memory = MemoryStore()
         app = create_app(memory, settle_s=0, sweep_interval_s=None, clock=clock)
-        with TestClient(app) as client:
+        with TestClient(app, base_url=RECEIVER_URL) as client:
             response = client.post("/v1/logs", content=body, headers=headers)
             assert response.status_code == 200
             if headers["Content-Type"] == "application/json":
@@ -434,7 +434,7 @@ def test_the_token_size_and_type_checks_apply_to_the_logs_endpoint(
         (body, {**auth, "Content-Type": "text/plain"}, 415),
         (logs_body(log_record(content="x" * 1024)), {**auth, **PROTOBUF}, 413),
     ]
-    with TestClient(app) as client:
+    with TestClient(app, base_url=RECEIVER_URL) as client:
         for content, headers, status in refused:
             assert client.post("/v1/logs", content=content, headers=headers).status_code == status
         assert store.add_calls == 0
@@ -447,7 +447,9 @@ def test_a_failing_store_is_a_retryable_503_for_log_records(
     store: MemoryStore, clock: Clock, caplog: pytest.LogCaptureFixture
 ) -> None:
     store.fail_writes = True
-    with TestClient(create_app(store, sweep_interval_s=None, clock=clock)) as client:
+    with TestClient(
+        create_app(store, sweep_interval_s=None, clock=clock), base_url=RECEIVER_URL
+    ) as client:
         response = client.post("/v1/logs", content=logs_body(log_record()), headers=PROTOBUF)
         assert response.status_code == 503
         assert response.headers["retry-after"] == "1"

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from tests.importing.fuzz_inputs import otlp_exports
 from tests.importing.fuzz_mutations import MutatedInput, fuzz_settings, mutated_inputs
 from tests.importing.import_properties import about_a_value, names_field
-from tests.serve.conftest import IDLE_TIMEOUT_S, Clock
+from tests.serve.conftest import IDLE_TIMEOUT_S, RECEIVER_URL, Clock
 from tests.serve.otlp_bodies import agent_span, protobuf_body, tool_span
 from trailcheck.importing.importer import ImportSummary, iter_import
 from trailcheck.serve import create_app
@@ -83,7 +83,7 @@ def fresh_server() -> Iterator[Server]:
             app = create_app(
                 store, idle_timeout_s=IDLE_TIMEOUT_S, sweep_interval_s=None, clock=clock
             )
-            with TestClient(app) as client:
+            with TestClient(app, base_url=RECEIVER_URL) as client:
                 yield Server(client, store, clock)
 
 

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from tests.serve.conftest import Clock
+from tests.serve.conftest import RECEIVER_URL, Clock
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import (
     TRACE_A,
@@ -160,7 +160,7 @@ def test_a_store_that_cannot_quarantine_leaves_the_trace_pending_and_goes_on(
 def test_the_background_sweep_goes_on_after_a_poisoned_trace() -> None:
     store = PoisonedStore(TRACE_A)
     app = create_app(store, settle_s=0, sweep_interval_s=0.01)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=RECEIVER_URL) as client:
         body = protobuf_body(agent_span(TRACE_A), agent_span(TRACE_B))
         assert client.post("/v1/traces", content=body, headers=PROTOBUF).status_code == 200
         wait_until(lambda: TRACE_B in store.traces, "the good trace stored")
@@ -192,7 +192,10 @@ def test_a_failing_sweep_neither_stops_the_server_starting_nor_the_loop(
 ) -> None:
     store = FlakyStore(failures=3)  # the startup sweep and the next two
     _hold(store, TRACE_A)
-    with caplog.at_level(logging.ERROR), TestClient(create_app(store, sweep_interval_s=0.01)):
+    with (
+        caplog.at_level(logging.ERROR),
+        TestClient(create_app(store, sweep_interval_s=0.01), base_url=RECEIVER_URL),
+    ):
         wait_until(lambda: TRACE_A in store.traces, "the trace stored once the store is back")
     assert caplog.text.count("sweeping pending traces failed") == 3
 

@@ -25,7 +25,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceS
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 from typer.testing import CliRunner
 
-from tests.serve.conftest import IDLE_TIMEOUT_S, Clock
+from tests.serve.conftest import IDLE_TIMEOUT_S, RECEIVER_URL, Clock
 from tests.serve.otlp_bodies import (
     LLM,
     ROOT,
@@ -215,7 +215,7 @@ class Exporter:
 @contextmanager
 def _http(app: Any) -> Iterator[Exporter]:
     headers = {"Content-Type": "application/x-protobuf"}
-    with TestClient(app) as client:
+    with TestClient(app, base_url=RECEIVER_URL) as client:
 
         def post(path: str, body: bytes) -> None:
             response = client.post(path, content=body, headers=headers)

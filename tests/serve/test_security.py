@@ -10,7 +10,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from starlette.routing import Route
 
-from tests.serve.conftest import Clock
+from tests.serve.conftest import RECEIVER_URL, Clock
 from tests.serve.memory_store import MemoryStore
 from tests.serve.otlp_bodies import (
     ROOT,
@@ -30,7 +30,9 @@ TOKEN = "s3cret-token"
 
 @pytest.fixture
 def guarded(store: MemoryStore, clock: Clock) -> TestClient:
-    return TestClient(create_app(store, token=TOKEN, sweep_interval_s=None, clock=clock))
+    return TestClient(
+        create_app(store, token=TOKEN, sweep_interval_s=None, clock=clock), base_url=RECEIVER_URL
+    )
 
 
 @pytest.mark.parametrize(
@@ -104,7 +106,7 @@ WRITE_AUTH = {"Authorization": f"Bearer {TOKEN}"}
 @pytest.fixture
 def two_tokens(store: MemoryStore, clock: Clock) -> TestClient:
     app = create_app(store, token=TOKEN, read_token=READ_TOKEN, sweep_interval_s=None, clock=clock)
-    return TestClient(app)
+    return TestClient(app, base_url=RECEIVER_URL)
 
 
 @pytest.mark.parametrize(
@@ -229,3 +231,25 @@ def test_every_route_of_the_receiver_asks_for_the_token(guarded: TestClient) -> 
     for path in ("/docs", "/redoc", "/openapi.json"):
         assert guarded.get(path).status_code == 404
     assert guarded.get("/metrics", headers=WRITE_AUTH).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [("post", "/v1/traces", protobuf_body(agent_span())), ("get", "/metrics", b"")],
+)
+def test_a_tokenless_receiver_answers_only_requests_that_name_loopback(
+    store: MemoryStore, clock: Clock, method: str, path: str, body: bytes
+) -> None:
+    # A page elsewhere that rebinds its own name to 127.0.0.1 reaches a tokenless receiver as
+    # the same origin: its requests name it in Host.
+    app = create_app(store, sweep_interval_s=None, clock=clock)
+    rebound = TestClient(app, base_url="http://attacker.example:4318")
+    refused = rebound.request(method, path, content=body, headers=PROTOBUF)
+    assert refused.status_code == 403
+    assert store.add_calls == 0
+    for host in ("localhost:4318", "127.0.0.1", "[::1]:4318"):
+        answered = TestClient(app, base_url=f"http://{host}").request(
+            method, path, content=body, headers=PROTOBUF
+        )
+        assert answered.status_code == 200, host
+    assert bool(store.pending) == (method == "post")  # the span held (resent: held once)

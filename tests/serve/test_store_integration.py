@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from tests.serve.conftest import IDLE_TIMEOUT_S, Clock
+from tests.serve.conftest import IDLE_TIMEOUT_S, RECEIVER_URL, Clock
 from tests.serve.otlp_bodies import (
     LLM,
     ROOT,
@@ -36,7 +36,8 @@ def _app(store: Store, clock: Clock) -> TestClient:
             settle_s=SETTLE_S,
             sweep_interval_s=None,
             clock=clock,
-        )
+        ),
+        base_url=RECEIVER_URL,
     )
 
 

@@ -4,15 +4,17 @@ the order of the file. A JSONL chunk is whole lines; a Parquet chunk is a row gr
 
 What a worker does with each trace is the caller's (grading it, writing it out): the worker
 returns one small :class:`LineResult` per line, never the trace, so nothing large crosses a
-process boundary. The parent then does what needs the whole input in order: a trace id seen
-twice is rejected as :func:`~trailcheck.importing.importer.iter_import` rejects it, and the counts
-of the :class:`~trailcheck.importing.importer.ImportSummary` are kept.
+process boundary. The parent then does what needs the whole input in order: a worker numbers
+its chunk's lines from 1, and a rejection's line is moved on by the lines of the chunks before
+it; a trace id seen twice is rejected as :func:`~trailcheck.importing.importer.iter_import`
+rejects it; and the counts of the :class:`~trailcheck.importing.importer.ImportSummary` are
+kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
@@ -53,6 +55,18 @@ class LineResult(Generic[Output]):
     gap_fix: str | None = None  # how to record the content a trace's instrumentation left out
 
 
+@dataclass(frozen=True, slots=True)
+class _ChunkResults(Generic[Output]):
+    """A chunk's results. ``lines``: how many lines a JSONL chunk holds, its rejections numbered
+    from 1 in it (``None`` for a Parquet row group, whose rows are numbered in the file);
+    ``starts_file``: the chunk is the first of its file."""
+
+    path: str
+    results: list[LineResult[Output]]
+    lines: int | None
+    starts_file: bool
+
+
 def trace_files_results(
     paths: Sequence[Path],
     work: Callable[[Trace], Output],
@@ -81,14 +95,21 @@ def trace_files_results(
             chunked.append(line_chunks(path, chunk_bytes, start=_past_byte_order_mark(path)))
             summary.formats[str(path)] = TRAILCHECK_FORMAT
     first_seen: dict[str, str] = {}
+    lines_before = 0  # in the file of the chunk at hand, the lines of the chunks before it
     jobs = ((chunk, work) for chunks in chunked for chunk in chunks)
-    for source, results in map_chunks(
+    for chunk in map_chunks(
         _chunk_results, jobs, workers=workers, initializer=initializer, initargs=initargs
     ):
-        for result in results:
+        source = chunk.path
+        if chunk.starts_file:
+            lines_before = 0
+        for result in chunk.results:
             summary.spans += result.spans
             if isinstance(result.output, Rejection):
-                summary.rejections.append(result.output)
+                rejection = result.output
+                if chunk.lines is not None and rejection.line is not None and lines_before:
+                    rejection = replace(rejection, line=rejection.line + lines_before)
+                summary.rejections.append(rejection)
                 summary.rejected += 1
                 continue
             assert result.trace_id is not None  # a trace was read
@@ -104,6 +125,7 @@ def trace_files_results(
             if result.gap_fix is not None:
                 summary.gaps.by_fix[result.gap_fix] += 1
             yield result.output
+        lines_before += chunk.lines or 0
 
 
 def _past_byte_order_mark(path: Path) -> int:
@@ -112,24 +134,22 @@ def _past_byte_order_mark(path: Path) -> int:
 
 
 def _records(chunk: LineChunk | RowGroupChunk) -> Iterator[tuple[int, bytes | Rejection]]:
-    """The chunk's records with their line (row) numbers, blank lines left out; a row that
-    holds no trace comes as its rejection."""
-    if isinstance(chunk, RowGroupChunk):
-        yield from chunk_rows(chunk)
-        return
-    for number, line in chunk_lines(chunk):
-        if line.strip():
-            yield number, line
+    """The chunk's lines (rows) with their numbers, blank lines too; a row that holds no trace
+    comes as its rejection."""
+    return chunk_rows(chunk) if isinstance(chunk, RowGroupChunk) else chunk_lines(chunk)
 
 
 def _chunk_results(
     job: tuple[LineChunk | RowGroupChunk, Callable[[Trace], Output]],
-) -> tuple[str, list[LineResult[Output]]]:
+) -> _ChunkResults[Output]:
     chunk, work = job
     results: list[LineResult[Output]] = []
+    number = 0
     for number, line in _records(chunk):
         if isinstance(line, Rejection):
             results.append(LineResult(None, line))
+            continue
+        if not line or line.isspace():  # blank (without copying the line, as strip would)
             continue
         read = read_trace_line(line, source=chunk.path, line_number=number)
         if isinstance(read, Rejection):
@@ -146,7 +166,9 @@ def _chunk_results(
                 gap_fix=None if gap is None else gap.fix,
             )
         )
-    return chunk.path, results
+    if isinstance(chunk, RowGroupChunk):
+        return _ChunkResults(chunk.path, results, None, starts_file=False)
+    return _ChunkResults(chunk.path, results, number, chunk.starts_file)
 
 
 def _output(work: Callable[[Trace], Output], trace: Trace, written: bytes) -> Output:

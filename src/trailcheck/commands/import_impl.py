@@ -27,7 +27,7 @@ from trailcheck.commands.output import stderr
 from trailcheck.errors import EXIT_FAILED, UsageError
 from trailcheck.importing.formats import reads_as_trailcheck
 from trailcheck.importing.importer import ImportSummary, capture_warnings, iter_import
-from trailcheck.trace.jsonl import dump_trace
+from trailcheck.trace.jsonl import dump_trace, write_lines
 
 __all__ = ["import_command"]
 
@@ -97,15 +97,13 @@ def import_command(request: ImportRequest) -> None:
             # Under --strict nothing may reach stdout before every record has been read.
             lines = list(lines)
             written = summary.ok
-        for line in lines if written else ():
-            sys.stdout.buffer.write(line + b"\n")
+        write_lines(lines if written else (), sys.stdout.buffer)
         sys.stdout.buffer.flush()
         _print_summary(summary, "stdout", written=written)
     else:
         try:
             with _atomic_output(out) as stream:
-                for line in lines:
-                    stream.write(line + b"\n")
+                write_lines(lines, stream)
                 if strict and not summary.ok:
                     raise _DiscardOutputError
             written = True

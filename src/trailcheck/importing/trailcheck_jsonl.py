@@ -72,10 +72,10 @@ def _as_written(line: bytes, written: bytes) -> bool:
     encoding its decoding gives, byte for byte (as every line trailcheck writes is), or colon
     for colon (the colons outside strings are the keys, and the strings hold the same colons
     unless one is written as an escape)."""
-    text = line.rstrip(b"\r\n")
-    if written == text:
+    # Compared in place: a line is kilobytes, and stripping its newline would copy it.
+    if line.startswith(written) and not line[len(written) :].strip(b"\r\n"):
         return True
-    return written.count(b":") == text.count(b":") and b"\\u003" not in text
+    return written.count(b":") == line.count(b":") and b"\\u003" not in line
 
 
 def _json_rule_rejection(
@@ -117,7 +117,7 @@ def _span_id_at(record: dict[str, Any], field: str | None) -> str | None:
 def read_trailcheck_jsonl(stream: BinaryIO, source: str) -> Iterator[Trace | Rejection]:
     """Traces from trailcheck JSONL; blank lines are skipped, bad lines become Rejections."""
     for line_number, line in enumerate(stream, start=1):
-        if line.strip():
+        if line and not line.isspace():
             yield parse_trace_line(line, source=source, line_number=line_number)
 
 

@@ -3,19 +3,20 @@ any OpenTelemetry exporter sends agent spans, and the GenAI log records that car
 messages, straight to trailcheck.
 
 A request to either is checked in this order, each refusal storing nothing: the bearer token
-(401), the Content-Type and Content-Encoding (415), the declared size (413), admission (503 with
-``Retry-After`` when the uploads in flight are at their cap: :mod:`trailcheck.serve.admission`),
-the received size (413), the body's pace (408 when it is overdue), gunzip within the same limit
-(413; 400 when it is not gzip), and the decoded spans or GenAI log records (400 naming the span
-or record and field); a store that fails is a 503, which exporters retry. A client that leaves
-mid-body is one warning line, with its address and the bytes read. Accepted spans and log
-records are written as pending rows, and the 200 is sent only after the store returned. At
-startup the app sweeps once, completing what an earlier process accepted, and then every
-``sweep_interval_s`` seconds in the background (see :mod:`trailcheck.serve.sweep`): a trace that
-fails is quarantined and the others go on, and a sweep that fails as a whole is logged and tried
-again, so the background sweep never dies. Beside it, every ``watch_interval_s`` seconds, the
-uploads whose bodies are overdue are cut off, and when none is in flight after a burst, the
-heap's freed memory is given back to the system (:mod:`trailcheck.serve.heap`).
+(401; without one configured, a ``Host`` that is not loopback is a 403), the Content-Type and
+Content-Encoding (415), the declared size (413), admission (503 with ``Retry-After`` when the
+uploads in flight are at their cap: :mod:`trailcheck.serve.admission`), the received size
+(413), the body's pace (408 when it is overdue), gunzip within the same limit (413; 400 when it
+is not gzip), and the decoded spans or GenAI log records (400 naming the span or record and
+field); a store that fails is a 503, which exporters retry. A client that leaves mid-body is one
+warning line, with its address and the bytes read. Accepted spans and log records are written
+as pending rows, and the 200 is sent only after the store returned. At startup the app sweeps
+once, completing what an earlier process accepted, and then every ``sweep_interval_s`` seconds
+in the background (see :mod:`trailcheck.serve.sweep`): a trace that fails is quarantined and
+the others go on, and a sweep that fails as a whole is logged and tried again, so the
+background sweep never dies. Beside it, every ``watch_interval_s`` seconds, the uploads whose
+bodies are overdue are cut off, and when none is in flight after a burst, the heap's freed
+memory is given back to the system (:mod:`trailcheck.serve.heap`).
 
 ``GET /metrics`` gives the server's counters (:mod:`trailcheck.serve.metrics`): spans held,
 retried, late and conflicting, and the rest. With tokens (:mod:`trailcheck.serve.security`),
@@ -133,7 +134,9 @@ def create_app(
     async def export(request: Request, receive: Receive, respond: Respond) -> Response:
         peer = _peer(request)
         try:
-            tokens.require(request.headers.get("authorization"), Role.WRITE)
+            tokens.admit(
+                request.headers.get("authorization"), request.headers.get("host"), Role.WRITE
+            )
             encoding = body_encoding(request.headers.get("content-type"))
             gzipped = is_gzip(request.headers.get("content-encoding"))
             declared = request.headers.get("content-length")
@@ -172,7 +175,9 @@ def _add_metrics(app: FastAPI, intake: Intake, tokens: Tokens) -> None:
     @app.get("/metrics")
     async def metrics(request: Request) -> Response:
         try:
-            tokens.require(request.headers.get("authorization"), Role.READ)
+            tokens.admit(
+                request.headers.get("authorization"), request.headers.get("host"), Role.READ
+            )
         except RequestRefused as refusal:
             return refusal_response(refusal)
         return Response(intake.counts.exposition(), media_type=METRICS_MEDIA_TYPE)

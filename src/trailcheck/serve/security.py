@@ -14,9 +14,10 @@ The offered token is compared with *every* configured token, each time, by their
 digests with :func:`hmac.compare_digest`: the time taken says nothing of a byte, the length, or
 which token matched. Without any token the server listens only on loopback (``127.0.0.0/8``,
 ``::1``, ``localhost``), where only this machine can reach it, and every request may do
-everything; any other address is refused at startup, before a socket is opened. The web UI,
-whose pages a browser reads, also answers only requests whose ``Host`` names loopback then
-(:func:`loopback_host_header`: a page elsewhere rebinding its name to 127.0.0.1 is refused).
+everything; any other address is refused at startup, before a socket is opened. Over HTTP, the
+receiver and the web UI then also answer only requests whose ``Host`` names loopback
+(:func:`loopback_host_header`: a page elsewhere rebinding its name to 127.0.0.1 is refused; a
+browser cannot speak gRPC).
 """
 
 from __future__ import annotations
@@ -110,6 +111,16 @@ class Tokens:
         scheme, _, offered = (authorization or "").strip().partition(" ")
         role = self.role_of(offered.strip())
         return role if scheme.lower() == _SCHEME else None
+
+    def admit(self, authorization: str | None, host: str | None, needed: Role) -> None:
+        """:meth:`require` for an HTTP request, whose ``Host`` is ``host``: without a token, a
+        request that does not name loopback is a 403 (:func:`loopback_host_header`: a page
+        rebinding its name to 127.0.0.1 could otherwise send spans or read metrics)."""
+        if not self.required and not loopback_host_header(host):
+            raise RequestRefused(
+                FORBIDDEN, "without a token this server answers only requests to localhost"
+            )
+        self.require(authorization, needed)
 
     def require(self, authorization: str | None, needed: Role) -> None:
         """RequestRefused unless ``authorization`` carries a token whose role covers ``needed``:
