@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.waiting import GUARD_S
 from trailcheck.bulk import chunk_lines, line_chunks, ordered_map
+from trailcheck.bulk.pool import start_method
 
 pytestmark = pytest.mark.live
 
@@ -83,3 +86,36 @@ def test_a_worker_error_is_raised_in_its_turn_after_the_results_before_it() -> N
 def test_workers_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         list(ordered_map(_square, range(3), workers=0))
+
+
+# Held by a thread of the parent in the test below; a worker takes it for each item.
+_LOCK = threading.Lock()
+
+
+def _square_under_lock(number: int) -> int:
+    with _LOCK:
+        return number * number
+
+
+def test_workers_never_inherit_a_lock_another_thread_holds() -> None:
+    # A worker forked now would start with _LOCK held by a thread it does not have, and wait
+    # for it forever; workers started from a fork server get the lock free.
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with _LOCK:
+            held.set()
+            release.wait(GUARD_S)  # a guard against a hang only
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        held.wait(GUARD_S)
+        assert start_method() == "forkserver"
+        assert list(ordered_map(_square_under_lock, range(6), workers=2)) == [
+            n * n for n in range(6)
+        ]
+    finally:
+        release.set()
+        holder.join()
+    assert start_method() == "fork"

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["MapChunks", "default_workers", "ordered_map"]
+__all__ = ["MapChunks", "default_workers", "ordered_map", "start_method"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -25,6 +26,18 @@ Result = TypeVar("Result")
 MapChunks = Callable[..., Iterator[Any]]
 """What runs bulk work: :func:`ordered_map`'s signature, ``(work, items, *, workers, initializer,
 initargs)``, results in input order; ``trailcheck.distributed`` passes Ray's."""
+
+
+def start_method() -> str:
+    """How workers start. ``fork`` starts them in milliseconds with the parent's imports (the
+    CLI's bulk commands start no thread before they fork). But a child forked while another
+    thread of the parent holds a lock (a Ray or gRPC client's, a server's, a logging handler's)
+    waits on it forever: with another thread alive, workers start from a fork server, a process
+    of one thread (slower to start: each worker imports what its work needs, and, as with
+    ``spawn``, a script that calls this needs the ``if __name__ == "__main__":`` guard)."""
+    if os.name != "posix":
+        return "spawn"
+    return "fork" if threading.active_count() == 1 else "forkserver"
 
 
 def default_workers() -> int:
@@ -70,9 +83,7 @@ def _pooled(
     initializer: Callable[..., object] | None,
     initargs: tuple[Any, ...],
 ) -> Iterator[Result]:
-    # fork: workers start in milliseconds with the parent's imports; the CLI's bulk commands
-    # start no threads before forking.
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    context = multiprocessing.get_context(start_method())
     with ProcessPoolExecutor(
         workers, mp_context=context, initializer=initializer, initargs=initargs
     ) as pool:
