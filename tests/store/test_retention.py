@@ -8,6 +8,7 @@ import threading
 from collections import Counter
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from tests.store.owned_builders import (
     DAY_NS,
@@ -26,6 +27,7 @@ from tests.store.owned_builders import (
 from tests.waiting import GUARD_S
 from trailcheck.errors import UsageError
 from trailcheck.store import Holds, PruneSummary, Retention, Store, parse_age
+from trailcheck.store.holds import held_traces
 from trailcheck.trace import Finding
 
 # "Now" is 40 days after the origin: traces of days 0 to 9 are past 30 days, those of day 35
@@ -244,3 +246,25 @@ def test_an_age_without_a_unit_or_above_zero_is_refused(text: str) -> None:
 def test_a_summary_counts_kept_traces_in_all() -> None:
     summary = PruneSummary(cutoff_ns=0, dry_run=False, kept={"noted": 2, "labelled": 1})
     assert summary.kept_total == 3
+
+
+@pytest.mark.parametrize("store_url", ["postgresql"], indirect=True)
+def test_a_note_added_after_the_look_waits_for_the_prune_instead_of_going_with_it(
+    store_url: str,
+) -> None:
+    # Between a batch's look at the holds and its delete, a note added to one of its traces
+    # would be deleted with it by the cascade, unseen; the batch locks its traces first, so a
+    # note (whose key check shares the trace's row) waits for it.
+    with Store.open(store_url) as store:
+        store.ingest([aged_trace("old-0", 0)])
+        with store.engine.begin() as prune:
+            assert held_traces(prune, ["old-0"], _holds()) == {}
+            with store.engine.connect() as writer, pytest.raises(OperationalError):
+                writer.exec_driver_sql(
+                    "SELECT trace_id FROM traces WHERE trace_id = 'old-0' FOR KEY SHARE NOWAIT"
+                )
+        with store.engine.connect() as writer:  # the prune's transaction ended: free again
+            found = writer.exec_driver_sql(
+                "SELECT trace_id FROM traces WHERE trace_id = 'old-0' FOR KEY SHARE NOWAIT"
+            )
+            assert found.scalars().all() == ["old-0"]

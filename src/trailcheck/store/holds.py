@@ -17,7 +17,11 @@ kept trace is counted under (the first that applies):
 The cases of the store and the files are read once per prune (:class:`Holds`); the rest is
 asked of each batch, in the transaction that deletes it. On PostgreSQL the batch's online jobs
 are locked first, so a worker cannot lease one between the look and the delete (it skips locked
-jobs).
+jobs); then the batch's traces, so that a note, label or finding added to one of them after the
+look waits for the prune and then fails on the trace it names, gone, instead of being deleted
+with it by the cascade unseen. (Jobs before traces: the worker takes them in that order too.)
+On SQLite the batch's transaction holds the one write lock from its start (``BEGIN IMMEDIATE``):
+nothing is written between the look and the delete.
 """
 
 from __future__ import annotations
@@ -83,14 +87,17 @@ def held_traces(
     connection: Connection, trace_ids: Sequence[str], holds: Holds, *, lock: bool = True
 ) -> dict[str, HoldReason]:
     """The traces of ``trace_ids`` something holds, each with the first reason that applies,
-    asked in one query; ``lock``: lock their online jobs until the transaction ends (a dry run
-    locks nothing)."""
+    asked in one query; ``lock``: lock their online jobs and the traces until the transaction
+    ends (see the module; a dry run locks nothing)."""
     ids = bound_ids(connection, trace_ids)
     jobs = schema.online_jobs
     # On PostgreSQL the batch's jobs are locked, leased or not, so that none is leased between
     # this look and the delete (a worker skips locked jobs).
     if lock and connection.dialect.name == "postgresql":
         locking = select(jobs.c.id).where(among_ids(connection, jobs.c.trace_id))
+        connection.execute(locking.with_for_update(), ids)
+        traces = schema.traces
+        locking = select(traces.c.trace_id).where(among_ids(connection, traces.c.trace_id))
         connection.execute(locking.with_for_update(), ids)
     found: dict[str, set[str]] = {}
     for trace_id, reason in connection.execute(_holding(connection, holds.keep_labelled), ids):
