@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -118,4 +120,20 @@ def test_workers_never_inherit_a_lock_another_thread_holds() -> None:
     finally:
         release.set()
         holder.join()
-    assert start_method() == "fork"
+
+
+def test_a_process_of_one_thread_forks_its_workers() -> None:
+    # Fast to start, with the parent's imports. (Run where no other thread is alive: a test
+    # process that has used Ray keeps Ray's threads, and then the fork server is right.)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from trailcheck.bulk.pool import start_method; print(start_method())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=GUARD_S,  # a guard against a hang only
+    )
+    assert done.stdout.strip() == "fork"
