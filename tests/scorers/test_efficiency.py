@@ -11,13 +11,8 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from trailcheck.cases import Case
-from trailcheck.scorers.efficiency import (
-    EfficiencyScorer,
-    Repeat,
-    find_loops,
-    find_repeats,
-    model_calls,
-)
+from trailcheck.scorers.efficiency import EfficiencyScorer, model_calls
+from trailcheck.scorers.repetition import Repeat, find_loops, find_repeats
 from trailcheck.scorers.score import Score
 from trailcheck.testing import TraceBuilder
 from trailcheck.trace import ModelInvocation, Span, Trace, Usage

@@ -46,68 +46,12 @@ from trailcheck.cases import Case, ScorerSpec
 from trailcheck.scorers.calls import ErroredCalls, considered_calls
 from trailcheck.scorers.comparison import render
 from trailcheck.scorers.registry import scorer_to_spec
+from trailcheck.scorers.repetition import find_loops, find_repeats
 from trailcheck.scorers.score import Score, ratio
 from trailcheck.trace import Span, ToolCall, Trace, Usage, summed_usage
 
 LoopMatch = Literal["arguments", "tool"]
 """When two calls count as the same for the loop detector."""
-
-
-@dataclass(frozen=True, slots=True)
-class Loop:
-    """``block`` (calls ``start .. start + len(block)``) repeated ``repeats`` times in a row."""
-
-    start: int
-    block: tuple[Hashable, ...]
-    repeats: int
-
-
-def _is_primitive(block: Sequence[Hashable]) -> bool:
-    """Not a repetition of a shorter block (``a b`` is; ``a b a b`` and ``a a`` are not)."""
-    size = len(block)
-    return not any(
-        size % period == 0 and list(block) == list(block[:period]) * (size // period)
-        for period in range(1, size)
-    )
-
-
-def find_loops(keys: Sequence[Hashable], min_repeats: int) -> list[Loop]:
-    """Every maximal stretch where a primitive run of length >= 2 repeats ``min_repeats`` or
-    more times in a row, by run length then start."""
-    found: list[Loop] = []
-    for size in range(2, len(keys) // min_repeats + 1):
-        matches = [keys[j] == keys[j + size] for j in range(len(keys) - size)] + [False]
-        start = 0
-        for j, match in enumerate(matches):
-            if match:
-                continue
-            repeats = (j - start + size) // size  # keys[start : j + size] has period ``size``
-            block = tuple(keys[start : start + size])
-            if repeats >= min_repeats and _is_primitive(block):
-                found.append(Loop(start, block, repeats))
-            start = j + 1
-    return found
-
-
-@dataclass(frozen=True, slots=True)
-class Repeat:
-    """One call made ``count`` times in a row: calls ``start .. start + count``."""
-
-    start: int
-    count: int
-
-
-def find_repeats(keys: Sequence[Hashable], min_repeats: int) -> list[Repeat]:
-    """Every maximal run of one key repeated ``min_repeats`` or more times in a row, in order."""
-    found: list[Repeat] = []
-    start = 0
-    for index in range(1, len(keys) + 1):
-        if index < len(keys) and keys[index] == keys[start]:
-            continue
-        if index - start >= min_repeats:
-            found.append(Repeat(start, index - start))
-        start = index
-    return found
 
 
 def model_calls(trace: Trace) -> list[Span]:

@@ -112,11 +112,16 @@ class Tokens:
         role = self.role_of(offered.strip())
         return role if scheme.lower() == _SCHEME else None
 
+    def refuses_host(self, host: str | None) -> bool:
+        """Whether an HTTP request whose ``Host`` is ``host`` is refused before anything else:
+        without a token, one that does not name loopback (:func:`loopback_host_header`: a page
+        rebinding its name to 127.0.0.1 would otherwise be answered as the same origin)."""
+        return not self.required and not loopback_host_header(host)
+
     def admit(self, authorization: str | None, host: str | None, needed: Role) -> None:
-        """:meth:`require` for an HTTP request, whose ``Host`` is ``host``: without a token, a
-        request that does not name loopback is a 403 (:func:`loopback_host_header`: a page
-        rebinding its name to 127.0.0.1 could otherwise send spans or read metrics)."""
-        if not self.required and not loopback_host_header(host):
+        """:meth:`require` for an HTTP request, whose ``Host`` is ``host``: a 403 when
+        :meth:`refuses_host` (a rebound page could otherwise send spans or read metrics)."""
+        if self.refuses_host(host):
             raise RequestRefused(
                 FORBIDDEN, "without a token this server answers only requests to localhost"
             )

@@ -26,7 +26,7 @@ from typing import Final
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import RedirectResponse
 
-from trailcheck.serve.security import Role, Tokens, loopback_host_header
+from trailcheck.serve.security import Role, Tokens
 from trailcheck.store import Store
 from trailcheck.ui.access import TOKEN_COOKIE, Access
 from trailcheck.ui.action_routes import add_action_routes
@@ -85,7 +85,7 @@ def create_ui_app(store: Store, settings: UiSettings | None = None) -> FastAPI:
 def _refusal(access: Access, request: Request) -> Response | None:
     """Why ``request`` may not reach its route, or None when it may, with its role set on
     ``request.state.role`` (what the pages read to show or hide their forms)."""
-    if not access.tokens.required and not loopback_host_header(request.headers.get("host")):
+    if access.tokens.refuses_host(request.headers.get("host")):
         # Tokenless, the UI trusts that only this machine reaches it: a page whose name was
         # rebound to 127.0.0.1 would otherwise read every trace (serve.security).
         said = "without a token this UI answers only requests to localhost or 127.0.0.1"
